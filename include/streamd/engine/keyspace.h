@@ -1,0 +1,147 @@
+// The keyspace: numbered databases of keys, each holding a string or a stream, with optional
+// expiry. Expiry is lazy (a lookup of an expired key deletes it first) and active (a periodic
+// sampler, active_expire_cycle). The keyspace tells a KeyObserver about every key it changes or
+// deletes on its own (expiry, flush), so the command layer can break WATCHes and wake blocked
+// readers without the engine knowing about clients.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/engine/clock.h"
+#include "streamd/engine/dict.h"
+
+namespace streamd::engine {
+
+class Stream;
+
+enum class ValueType { kString, kStream };
+
+// A key's value. Streams live behind a pointer so a Value stays small and moving it is cheap.
+class Value {
+ public:
+  explicit Value(std::string s);
+  explicit Value(std::unique_ptr<Stream> s);
+  Value(Value&&) noexcept;
+  Value& operator=(Value&&) noexcept;
+  ~Value();
+
+  ValueType type() const { return stream_ ? ValueType::kStream : ValueType::kString; }
+  bool is_string() const { return !stream_; }
+  bool is_stream() const { return static_cast<bool>(stream_); }
+  std::string& str() { return str_; }
+  const std::string& str() const { return str_; }
+  Stream& stream() { return *stream_; }
+  const Stream& stream() const { return *stream_; }
+
+  Value clone() const;  // deep copy (COPY)
+
+ private:
+  std::string str_;
+  std::unique_ptr<Stream> stream_;
+};
+
+// Why a key went away or changed, for observers.
+enum class KeyEvent { kModified, kDeleted, kExpired };
+
+class KeyObserver {
+ public:
+  virtual ~KeyObserver() = default;
+  virtual void on_key_event(int db, std::string_view key, KeyEvent ev) = 0;
+  virtual void on_db_flushed(int db) = 0;
+};
+
+struct Entry {
+  Value value;
+  int64_t expire_ms = -1;  // absolute Unix ms, -1 = persistent
+};
+
+class Database {
+ public:
+  Database(int index, const Clock& clock) : index_(index), clock_(&clock) {}
+
+  int index() const { return index_; }
+
+  // Finds a live key; an expired key is deleted first (and observers told). nullptr if absent.
+  Entry* find(std::string_view key);
+  // Same, but never deletes (used where Redis avoids side effects, e.g. during a scan).
+  const Entry* peek(std::string_view key) const;
+  bool exists(std::string_view key) { return find(key) != nullptr; }
+
+  // Inserts or overwrites. `keep_ttl` keeps an existing expiry; otherwise the key is persistent.
+  Entry& set(std::string_view key, Value value, bool keep_ttl = false);
+  // Inserts only if absent; returns nullptr if the key exists.
+  Entry* add(std::string_view key, Value value);
+  bool erase(std::string_view key);
+  // Moves a key out (RENAME, MOVE); the entry keeps its expiry.
+  bool take(std::string_view key, Entry& out);
+  void put(std::string_view key, Entry entry);  // overwrites
+
+  void set_expire(Entry& e, int64_t when_ms);
+  bool persist(Entry& e);
+  bool is_expired(const Entry& e) const {
+    return e.expire_ms >= 0 && e.expire_ms <= clock_->now_ms();
+  }
+
+  std::size_t size() const { return dict_.size(); }
+  std::size_t expires() const { return expires_; }
+  long long avg_ttl_ms() const;
+  void clear();
+
+  // SCAN: visits the keys of the buckets at `cursor` (reverse-binary order); returns the next
+  // cursor, 0 when done. A key present for the whole scan is visited at least once.
+  uint64_t scan(uint64_t cursor, std::size_t count,
+                const std::function<void(const std::string&, const Entry&)>& visit) const;
+  // Visits every key (KEYS, AOF rewrite). The callback must not modify the database.
+  void for_each(const std::function<void(const std::string&, const Entry&)>& visit) const;
+  // A random live key, or nullopt-like empty string with found=false.
+  bool random_key(std::string& out);
+
+  // Deletes up to a budget of expired keys found by sampling; returns how many were deleted.
+  std::size_t active_expire_cycle(std::size_t samples);
+
+  void set_observer(KeyObserver* o) { observer_ = o; }
+  void notify(std::string_view key, KeyEvent ev) {
+    if (observer_) observer_->on_key_event(index_, key, ev);
+  }
+
+  uint64_t expired_keys_total() const { return expired_total_; }
+
+  // Swaps contents with another database (SWAPDB); indexes stay.
+  void swap_contents(Database& other);
+
+ private:
+  void expire_now(std::string_view key);
+
+  int index_;
+  const Clock* clock_;
+  Dict<Entry> dict_;
+  std::size_t expires_ = 0;
+  uint64_t expired_total_ = 0;
+  KeyObserver* observer_ = nullptr;
+};
+
+class Keyspace {
+ public:
+  Keyspace(int databases, const Clock& clock);
+
+  Database& db(int i) { return *dbs_[static_cast<std::size_t>(i)]; }
+  int databases() const { return static_cast<int>(dbs_.size()); }
+  const Clock& clock() const { return *clock_; }
+  void set_observer(KeyObserver* o);
+
+  void flush_all();
+  void flush_db(int i);
+  void swap_db(int a, int b);
+
+ private:
+  const Clock* clock_;
+  std::vector<std::unique_ptr<Database>> dbs_;
+  KeyObserver* observer_ = nullptr;
+};
+
+}  // namespace streamd::engine

@@ -1,0 +1,17 @@
+#include "streamd/engine/clock.h"
+
+#include <chrono>
+
+namespace streamd::engine {
+
+int64_t SystemClock::now_ms() const {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+int64_t SystemClock::now_us() const {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace streamd::engine

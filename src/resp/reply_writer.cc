@@ -1,0 +1,165 @@
+#include "streamd/resp/reply_writer.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace streamd::resp {
+
+namespace {
+void append_number(std::string& out, long long v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+}  // namespace
+
+void ReplyWriter::header(char type, long long n) {
+  out_->push_back(type);
+  append_number(*out_, n);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::simple(std::string_view s) {
+  out_->push_back('+');
+  out_->append(s);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::error(std::string_view msg) {
+  ++errors_;
+  std::size_t space = msg.find(' ');
+  last_error_code_.assign(msg.substr(0, space));
+  out_->push_back('-');
+  std::size_t start = out_->size();
+  out_->append(msg);
+  for (std::size_t i = start; i < out_->size(); ++i) {
+    if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
+  }
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::integer(long long v) { header(':', v); }
+
+void ReplyWriter::bulk(std::string_view s) {
+  header('$', static_cast<long long>(s.size()));
+  out_->append(s);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::bulk_integer(long long v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  bulk(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+}
+
+void ReplyWriter::null() {
+  if (proto_ == Protocol::kResp3) {
+    out_->append("_\r\n", 3);
+  } else {
+    out_->append("$-1\r\n", 5);
+  }
+}
+
+void ReplyWriter::null_array() {
+  if (proto_ == Protocol::kResp3) {
+    out_->append("_\r\n", 3);
+  } else {
+    out_->append("*-1\r\n", 5);
+  }
+}
+
+void ReplyWriter::boolean(bool b) {
+  if (proto_ == Protocol::kResp3) {
+    out_->append(b ? "#t\r\n" : "#f\r\n", 4);
+  } else {
+    out_->append(b ? ":1\r\n" : ":0\r\n", 4);
+  }
+}
+
+std::string ReplyWriter::format_double(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (std::isnan(d)) return "nan";
+  // fmt's default format is the shortest representation that round-trips, like Redis 7's
+  // fpconv-based double replies.
+  return fmt::format("{}", d);
+}
+
+void ReplyWriter::dbl(double d) {
+  std::string s = format_double(d);
+  if (proto_ == Protocol::kResp3) {
+    out_->push_back(',');
+    out_->append(s);
+    out_->append("\r\n", 2);
+  } else {
+    bulk(s);
+  }
+}
+
+void ReplyWriter::verbatim(std::string_view text, std::string_view format) {
+  if (proto_ == Protocol::kResp3) {
+    header('=', static_cast<long long>(text.size() + 4));
+    out_->append(format.substr(0, 3));
+    out_->push_back(':');
+    out_->append(text);
+    out_->append("\r\n", 2);
+  } else {
+    bulk(text);
+  }
+}
+
+void ReplyWriter::big_number(std::string_view digits) {
+  if (proto_ == Protocol::kResp3) {
+    out_->push_back('(');
+    out_->append(digits);
+    out_->append("\r\n", 2);
+  } else {
+    bulk(digits);
+  }
+}
+
+void ReplyWriter::array(std::size_t n) { header('*', static_cast<long long>(n)); }
+
+void ReplyWriter::map(std::size_t n) {
+  if (proto_ == Protocol::kResp3) {
+    header('%', static_cast<long long>(n));
+  } else {
+    header('*', static_cast<long long>(n * 2));
+  }
+}
+
+void ReplyWriter::set(std::size_t n) {
+  header(proto_ == Protocol::kResp3 ? '~' : '*', static_cast<long long>(n));
+}
+
+void ReplyWriter::push(std::size_t n) {
+  header(proto_ == Protocol::kResp3 ? '>' : '*', static_cast<long long>(n));
+}
+
+ReplyWriter::Deferred ReplyWriter::defer() { return Deferred{out_->size()}; }
+
+void ReplyWriter::fill(Deferred d, char type, std::size_t n) {
+  char buf[32];
+  buf[0] = type;
+  auto [end, ec] = std::to_chars(buf + 1, buf + sizeof buf - 2, static_cast<long long>(n));
+  end[0] = '\r';
+  end[1] = '\n';
+  out_->insert(d.offset, buf, static_cast<std::size_t>(end + 2 - buf));
+}
+
+void ReplyWriter::end_array(Deferred d, std::size_t n) { fill(d, '*', n); }
+
+void ReplyWriter::end_map(Deferred d, std::size_t n) {
+  if (proto_ == Protocol::kResp3) {
+    fill(d, '%', n);
+  } else {
+    fill(d, '*', n * 2);
+  }
+}
+
+void ReplyWriter::end_set(Deferred d, std::size_t n) {
+  fill(d, proto_ == Protocol::kResp3 ? '~' : '*', n);
+}
+
+}  // namespace streamd::resp
