@@ -1,9 +1,8 @@
 #include "streamd/resp/reply_writer.h"
 
-#include <fmt/format.h>
-
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace streamd::resp {
 
@@ -40,7 +39,9 @@ void ReplyWriter::error(std::string_view msg) {
   out_->append("\r\n", 2);
 }
 
-void ReplyWriter::integer(long long v) { header(':', v); }
+void ReplyWriter::integer(long long v) {
+  header(':', v);
+}
 
 void ReplyWriter::bulk(std::string_view s) {
   header('$', static_cast<long long>(s.size()));
@@ -81,9 +82,11 @@ void ReplyWriter::boolean(bool b) {
 std::string ReplyWriter::format_double(double d) {
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   if (std::isnan(d)) return "nan";
-  // fmt's default format is the shortest representation that round-trips, like Redis 7's
-  // fpconv-based double replies.
-  return fmt::format("{}", d);
+  // Redis 7.0 prints doubles with "%.17g" (0.1 -> "0.10000000000000001", 1e17 -> "1e+17",
+  // -0.0 -> "-0"), not in the shortest round-trip form that 7.2 moved to.
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%.17g", d);
+  return std::string(buf, static_cast<std::size_t>(n));
 }
 
 void ReplyWriter::dbl(double d) {
@@ -100,7 +103,9 @@ void ReplyWriter::dbl(double d) {
 void ReplyWriter::verbatim(std::string_view text, std::string_view format) {
   if (proto_ == Protocol::kResp3) {
     header('=', static_cast<long long>(text.size() + 4));
-    out_->append(format.substr(0, 3));
+    format = format.substr(0, 3);
+    out_->append(format);
+    out_->append(3 - format.size(), ' ');
     out_->push_back(':');
     out_->append(text);
     out_->append("\r\n", 2);
@@ -119,7 +124,9 @@ void ReplyWriter::big_number(std::string_view digits) {
   }
 }
 
-void ReplyWriter::array(std::size_t n) { header('*', static_cast<long long>(n)); }
+void ReplyWriter::array(std::size_t n) {
+  header('*', static_cast<long long>(n));
+}
 
 void ReplyWriter::map(std::size_t n) {
   if (proto_ == Protocol::kResp3) {
@@ -137,7 +144,9 @@ void ReplyWriter::push(std::size_t n) {
   header(proto_ == Protocol::kResp3 ? '>' : '*', static_cast<long long>(n));
 }
 
-ReplyWriter::Deferred ReplyWriter::defer() { return Deferred{out_->size()}; }
+ReplyWriter::Deferred ReplyWriter::defer() {
+  return Deferred{out_->size()};
+}
 
 void ReplyWriter::fill(Deferred d, char type, std::size_t n) {
   char buf[32];
@@ -148,7 +157,9 @@ void ReplyWriter::fill(Deferred d, char type, std::size_t n) {
   out_->insert(d.offset, buf, static_cast<std::size_t>(end + 2 - buf));
 }
 
-void ReplyWriter::end_array(Deferred d, std::size_t n) { fill(d, '*', n); }
+void ReplyWriter::end_array(Deferred d, std::size_t n) {
+  fill(d, '*', n);
+}
 
 void ReplyWriter::end_map(Deferred d, std::size_t n) {
   if (proto_ == Protocol::kResp3) {

@@ -30,28 +30,30 @@ class ReplyWriter {
   void set_buffer(std::string& out) { out_ = &out; }
 
   // Simple replies.
-  void simple(std::string_view s);        // +s
+  void simple(std::string_view s);  // +s
   void ok() { simple("OK"); }
   // `msg` carries its own prefix ("ERR ...", "WRONGTYPE ...", "NOGROUP ..."). CR/LF inside are
   // replaced by spaces, as Redis does, so the reply stays one line.
   void error(std::string_view msg);
-  void integer(long long v);              // :v
-  void bulk(std::string_view s);          // $len s
-  void bulk_integer(long long v);         // an integer sent as a bulk string
-  void null();                            // $-1 / _
-  void null_array();                      // *-1 / _
-  void boolean(bool b);                   // :1/:0 / #t #f
-  void dbl(double d);                     // bulk / ,d
+  void integer(long long v);       // :v
+  void bulk(std::string_view s);   // $len s
+  void bulk_integer(long long v);  // an integer sent as a bulk string
+  void null();                     // $-1 / _
+  void null_array();               // *-1 / _
+  void boolean(bool b);            // :1/:0 / #t #f
+  void dbl(double d);              // bulk / ,d
+  // `format` is the 3-character type ("txt", "mkd"); it is cut or space-padded to 3 characters.
   void verbatim(std::string_view text, std::string_view format = "txt");  // bulk / =
   void big_number(std::string_view digits);                               // bulk / (
 
   // Aggregates: the caller writes exactly n elements (2n for a map) afterwards.
-  void array(std::size_t n);              // *n
-  void map(std::size_t n);                // *2n / %n
-  void set(std::size_t n);                // *n / ~n
-  void push(std::size_t n);               // *n / >n
+  void array(std::size_t n);  // *n
+  void map(std::size_t n);    // *2n / %n
+  void set(std::size_t n);    // *n / ~n
+  void push(std::size_t n);   // *n / >n
   void empty_array() { array(0); }
 
+  // Deferred lengths are patched by insertion, so nested ones must be ended innermost first.
   Deferred defer();
   void end_array(Deferred d, std::size_t n);
   void end_map(Deferred d, std::size_t n);
@@ -61,7 +63,8 @@ class ReplyWriter {
   std::size_t errors_written() const { return errors_; }
   std::string_view last_error_code() const { return last_error_code_; }
 
-  // Formats a double the way Redis does in replies (shortest round-trip form, "inf"/"-inf"/"nan").
+  // Formats a double the way Redis 7.0 does in replies: printf "%.17g" ("0.10000000000000001",
+  // "1e+17", "-0"), and "inf"/"-inf"/"nan".
   static std::string format_double(double d);
 
  private:
