@@ -1,0 +1,306 @@
+"""Tests of the test harness itself: RESP reader, script parser, masks, and the runner's
+mismatch detection (with two differently configured redis-servers). Needs no streamd."""
+
+import socket
+import threading
+import unittest
+from pathlib import Path
+
+from streamd_testlib import differential, runner, servers
+from streamd_testlib.client import ConnectionClosed, RawClient, ReplyTimeout
+from streamd_testlib.differential import SCRIPTS_DIR, ServerPair, ScriptRun
+from streamd_testlib.masks import apply_masks
+from streamd_testlib.resp import (
+    ProtocolError,
+    ReplyReader,
+    describe,
+    encode,
+    encode_command,
+    parse_reply,
+    to_python,
+)
+from streamd_testlib.script import (
+    NoReply,
+    Read,
+    ScriptError,
+    Send,
+    parse_script,
+    parse_script_text,
+    split_args,
+)
+
+# One reply of every type, as a server could send it.
+SAMPLES = [
+    b"+OK\r\n",
+    b"-ERR unknown command 'x'\r\n",
+    b":0\r\n",
+    b":-9223372036854775808\r\n",
+    b"$0\r\n\r\n",
+    b"$5\r\nhe\r\no\r\n",
+    b"$-1\r\n",
+    b"*-1\r\n",
+    b"*0\r\n",
+    b"*3\r\n:1\r\n$1\r\na\r\n*1\r\n_\r\n",
+    b"_\r\n",
+    b",3.14\r\n",
+    b",inf\r\n",
+    b",-nan\r\n",
+    b"#t\r\n",
+    b"#f\r\n",
+    b"!21\r\nSYNTAX invalid syntax\r\n",
+    b"=15\r\ntxt:Some string\r\n",
+    b"(3492890328409238509324850943850943825024385\r\n",
+    b"%2\r\n$1\r\na\r\n:1\r\n+b\r\n*2\r\n#t\r\n_\r\n",
+    b"~2\r\n+x\r\n:2\r\n",
+    b">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n",
+    b"|1\r\n+ttl\r\n:3600\r\n$3\r\nval\r\n",
+    b"*2\r\n|1\r\n+a\r\n:1\r\n:2\r\n:3\r\n",
+    b"$?\r\n;4\r\nHell\r\n;3\r\no w\r\n;0\r\n",
+    b"*?\r\n:1\r\n:2\r\n.\r\n",
+    b"%?\r\n+a\r\n:1\r\n.\r\n",
+]
+
+
+class ReplyReaderTest(unittest.TestCase):
+    def test_every_type_round_trips(self):
+        for raw in SAMPLES:
+            with self.subTest(raw=raw):
+                node = parse_reply(raw)
+                self.assertEqual(encode(node), raw)
+                describe(node)
+                to_python(node)
+
+    def test_byte_by_byte_feeding_gives_the_same_replies(self):
+        stream = b"".join(SAMPLES)
+        reader = ReplyReader()
+        got = []
+        for i in range(len(stream)):
+            reader.feed(stream[i : i + 1])
+            while (r := reader.get_reply()) is not None:
+                got.append(r)
+        self.assertEqual(got, SAMPLES)
+        self.assertEqual(reader.buffered, 0)
+
+    def test_all_at_once_gives_one_reply_at_a_time(self):
+        reader = ReplyReader()
+        reader.feed(b"".join(SAMPLES))
+        got = []
+        while (r := reader.get_reply()) is not None:
+            got.append(r)
+        self.assertEqual(got, SAMPLES)
+
+    def test_incomplete_replies_wait(self):
+        for raw in SAMPLES:
+            for cut in range(len(raw)):
+                reader = ReplyReader()
+                reader.feed(raw[:cut])
+                self.assertIsNone(reader.get_reply(), f"{raw[:cut]!r} is not complete")
+
+    def test_garbage_is_a_protocol_error(self):
+        for bad in [b"?x\r\n", b":abc\r\n", b"$3\r\nabcd\r\n", b"*x\r\n", b"#x\r\n",
+                    b",notanumber\r\n", b"_x\r\n", b"$-2\r\n", b"\r\n", b".\r\n",
+                    b"$?\r\n+x\r\n", b"(12a\r\n"]:
+            with self.subTest(bad=bad):
+                reader = ReplyReader()
+                reader.feed(bad)
+                with self.assertRaises(ProtocolError):
+                    reader.get_reply()
+
+    def test_trailing_bytes_rejected_by_parse_reply(self):
+        with self.assertRaises(ProtocolError):
+            parse_reply(b"+OK\r\n+OK\r\n")
+
+    def test_python_values(self):
+        self.assertEqual(to_python(parse_reply(SAMPLES[19])), {b"a": 1, b"b": [True, None]})
+        self.assertEqual(to_python(parse_reply(b"=7\r\ntxt:abc\r\n")), b"abc")
+
+    def test_encode_command(self):
+        self.assertEqual(encode_command("SET", b"k\x00", 5),
+                         b"*3\r\n$3\r\nSET\r\n$2\r\nk\x00\r\n$1\r\n5\r\n")
+
+
+class ScriptParserTest(unittest.TestCase):
+    def test_split_args_like_redis_cli(self):
+        self.assertEqual(split_args('SET k "a b" \'c d\' "" x\\y'),
+                         [b"SET", b"k", b"a b", b"c d", b"", b"x\\y"])
+        self.assertEqual(split_args(r'ECHO "\x41\n\"\\" ' + r"'it\'s'"),
+                         [b"ECHO", b'A\n"\\', b"it's"])
+        self.assertEqual(split_args("ECHO \"\xe9\""), [b"ECHO", "\xe9".encode()])
+        for bad in ['ECHO "abc', "ECHO 'abc", 'ECHO "a"b']:
+            with self.assertRaises(ScriptError):
+                split_args(bad)
+
+    def test_steps_and_modifiers(self):
+        s = parse_script_text(
+            "# desc\n!protocols 3\n!fresh\nPING\n@2 GET k\n!mask ids sort\n!send\nXREAD x\n"
+            "!noreply 1 50\n!mask ints\n!read\n!inline PING\n!raw \"*1\\r\\n\" \"$4\\r\\nPING\\r\\n\"\n"
+        )
+        self.assertEqual(s.protocols, (3,))
+        self.assertTrue(s.fresh)
+        self.assertEqual(s.description, "desc")
+        kinds = [type(st).__name__ for st in s.steps]
+        self.assertEqual(kinds, ["Send", "Send", "Send", "NoReply", "Read", "Send", "Send"])
+        self.assertEqual(s.steps[1].conn, 2)
+        self.assertFalse(s.steps[2].read_now)
+        self.assertEqual(s.steps[2].masks, ["ids", "sort"])
+        self.assertIsInstance(s.steps[3], NoReply)
+        self.assertEqual(s.steps[3].ms, 50)
+        self.assertIsInstance(s.steps[4], Read)
+        self.assertEqual(s.steps[4].masks, ["ints"])
+        self.assertEqual(s.steps[5].payload, b"PING\r\n")
+        self.assertIsInstance(s.steps[6], Send)
+        self.assertEqual(s.steps[6].payload, b"*1\r\n$4\r\nPING\r\n")
+
+    def test_sticky_masks(self):
+        s = parse_script_text("!masks sort\nKEYS *\n!mask ids\nKEYS *\n!masks\nKEYS *\n")
+        self.assertEqual([st.masks for st in s.steps], [["sort"], ["sort", "ids"], []])
+
+    def test_errors(self):
+        for text in ["!bogus\n", "!mask nosuchmask\nPING\n", "PING\n!protocols 2\n",
+                     "!protocols 4\n", "@0 PING\n", "@x PING\n", "PING \"x\n", "!mask ids\n",
+                     "!send\n!read\n", "!sleep x\n", "!mask range:1\nPING\n",
+                     "!mask regex:(\nPING\n"]:
+            with self.subTest(text=text):
+                with self.assertRaises(ScriptError):
+                    parse_script_text(text)
+
+    def test_every_script_parses(self):
+        paths = sorted(SCRIPTS_DIR.glob("*.txt"))
+        self.assertTrue(paths, f"no scripts in {SCRIPTS_DIR}")
+        for p in paths:
+            with self.subTest(script=p.name):
+                s = parse_script(p)
+                self.assertTrue(s.steps)
+                self.assertTrue(s.description, "start the script with a # description line")
+
+
+class MaskTest(unittest.TestCase):
+    def masked(self, raw, *masks):
+        return encode(apply_masks(parse_reply(raw), list(masks)))
+
+    def test_ids(self):
+        self.assertEqual(self.masked(b"$15\r\n1700000000000-0\r\n", "ids"), b"$4\r\n<ID>\r\n")
+
+    def test_ints_and_range(self):
+        self.assertEqual(self.masked(b"*2\r\n:5\r\n:500\r\n", "range:0:10"),
+                         b"*2\r\n:<IN-RANGE>\r\n:500\r\n")
+        self.assertEqual(self.masked(b":5\r\n", "ints"), b":<INT>\r\n")
+
+    def test_fields_in_map_and_flat_array(self):
+        self.assertEqual(self.masked(b"%2\r\n$2\r\nid\r\n:7\r\n$1\r\nx\r\n:1\r\n", "fields:id"),
+                         b"%2\r\n$2\r\nid\r\n:<MASKED>\r\n$1\r\nx\r\n:1\r\n")
+        self.assertEqual(self.masked(b"*2\r\n$2\r\nid\r\n:7\r\n", "fields:id"),
+                         b"*2\r\n$2\r\nid\r\n:<MASKED>\r\n")
+
+    def test_sort_only_scalar_arrays(self):
+        self.assertEqual(self.masked(b"*2\r\n$1\r\n7\r\n*2\r\n$1\r\nb\r\n$1\r\na\r\n", "sort"),
+                         b"*2\r\n$1\r\n7\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n")
+
+    def test_shape_keeps_types(self):
+        self.assertNotEqual(self.masked(b"$1\r\na\r\n", "shape"), self.masked(b"+a\r\n", "shape"))
+        self.assertEqual(self.masked(b"$1\r\na\r\n", "shape"), self.masked(b"$2\r\nbb\r\n", "shape"))
+
+    def test_regex_numbers_strings(self):
+        self.assertEqual(self.masked(b"+idle=12 x\r\n", "regex:idle=\\d+"), b"+<RE> x\r\n")
+        self.assertEqual(self.masked(b"+a1b22\r\n", "numbers"), b"+a<N>b<N>\r\n")
+        self.assertEqual(self.masked(b"=7\r\ntxt:abc\r\n", "strings"), b"=9\r\ntxt:<STR>\r\n")
+
+
+class _FakeServer:
+    """A one-connection TCP server that answers from a list of canned byte strings."""
+
+    def __init__(self, replies):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        self.replies = list(replies)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        conn, _ = self.sock.accept()
+        with conn:
+            for r in self.replies:
+                if conn.recv(65536) == b"":
+                    return
+                if r is None:
+                    return  # close
+                conn.sendall(r)
+            conn.recv(65536)
+
+
+class RawClientTest(unittest.TestCase):
+    def test_one_reply_at_a_time_then_close(self):
+        srv = _FakeServer([b"+A\r\n+B\r\n$3\r\nab", None])
+        with RawClient("127.0.0.1", srv.port, timeout=2) as c:
+            c.send_command("X")
+            self.assertEqual(c.read_raw(), b"+A\r\n")
+            self.assertEqual(c.read_raw(), b"+B\r\n")
+            c.send_command("Y")
+            with self.assertRaises(ConnectionClosed):
+                c.read_raw()
+
+    def test_timeout(self):
+        srv = _FakeServer([b"$5\r\nab"])
+        with RawClient("127.0.0.1", srv.port, timeout=0.3) as c:
+            c.send_command("X")
+            with self.assertRaises(ReplyTimeout):
+                c.read_raw()
+
+
+@unittest.skipUnless(servers.redis_available(), "redis-server not installed")
+class RunnerDetectsDifferencesTest(unittest.TestCase):
+    """Two redis-servers that differ in one setting must make the runner report exactly the
+    steps where they differ, and nothing else."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pair = ServerPair(selftest=True)
+        cls.pair.a = servers.start_redis("--databases", "4")
+        cls.pair.b = servers.start_redis()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.pair.stop()
+
+    def run_text(self, text, proto=2):
+        script = parse_script_text(text, Path("inline.txt"))
+        return ScriptRun(script, proto, self.pair).run()
+
+    def test_identical_steps_pass(self):
+        self.assertEqual(self.run_text("PING\nSELECT 3\n!mask fields:id\nHELLO 3\n"), [])
+
+    def test_difference_is_reported_with_both_replies(self):
+        problems = self.run_text("PING\nSELECT 5\nPING\n")
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("inline.txt:2", problems[0])
+        self.assertIn("DB index is out of range", problems[0])
+        self.assertIn("+OK", problems[0])
+
+    def test_nocompare_and_masks_hide_only_what_they_say(self):
+        self.assertEqual(self.run_text("!nocompare\nSELECT 5\n"), [])
+        problems = self.run_text("!mask strings\nSELECT 5\n")
+        self.assertEqual(len(problems), 1, "a mask must not hide a type difference")
+
+    def test_reply_counts(self):
+        problems = self.run_text("!send\nPING\n")
+        self.assertEqual(problems, [])  # a reply the script chose not to read yet is fine
+        problems = self.run_text('!raw "PING\\r\\nPING\\r\\n"\n')
+        self.assertEqual(problems, [])  # raw: the reply count is unknown
+        old = differential.REPLY_TIMEOUT
+        differential.REPLY_TIMEOUT = 0.3
+        try:
+            problems = self.run_text("!replies 2\nPING\n")
+        finally:
+            differential.REPLY_TIMEOUT = old
+        self.assertTrue(any("timeout" in p for p in problems), problems)
+
+    def test_blocking_steps(self):
+        self.assertEqual(self.run_text(
+            "!send\nXREAD BLOCK 0 STREAMS s $\n!noreply 1 50\n@2 XADD s 1-1 a b\n!read\n", 3), [])
+        problems = self.run_text("!send\nPING\n!noreply 1 50\n")
+        self.assertTrue(any("no reply was expected" in p for p in problems), problems)
+
+
+if __name__ == "__main__":
+    runner.main()
