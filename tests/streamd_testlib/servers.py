@@ -261,6 +261,9 @@ class Server:
         if resp3:
             argv.append("-3")
         argv += list(args)
+        if input is None:
+            return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                  timeout=timeout)
         return subprocess.run(argv, input=input, capture_output=True, timeout=timeout)
 
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# streamd's test command (README and .ci/run both call this):
+#   1. install missing Debian packages (skipped when all are present)
+#   2. configure + build (RelWithDebInfo) and run every ctest test: GoogleTest unit tests,
+#      tests/integration and tests/differential against the built binary
+#   3. check the differential scripts themselves: redis-server vs redis-server
+#   4. ASan+UBSan build in build-asan: its unit tests, then (time allowing) its integration and
+#      differential tests against the sanitizer binary
+#
+# Usage: scripts/test.sh [--no-asan] [--no-install]
+# Environment: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), JOBS (2),
+#   STREAMD_TEST_BUDGET: seconds since start after which the sanitizer build runs only its unit
+#   tests (default 720, to keep CI within ~15 minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
+JOBS=${JOBS:-2}
+BUDGET=${STREAMD_TEST_BUDGET:-720}
+run_asan=1
+install=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-asan) run_asan=0 ;;
+    --no-install) install=0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "unknown option: $arg" >&2; exit 2 ;;
+  esac
+done
+
+start=$SECONDS
+step() { echo; echo "== [$((SECONDS - start))s] $*"; }
+
+if ((install)); then
+  step "dependencies"
+  scripts/install_deps.sh
+fi
+
+step "configure and build ($BUILD_DIR)"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$BUILD_DIR" -j"$JOBS"
+
+step "differential scripts self-test (redis-server vs redis-server)"
+STREAMD_DIFF_SELFTEST=1 PYTHONPATH=tests /usr/bin/python3 tests/differential/test_differential.py
+
+step "ctest ($BUILD_DIR)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure
+
+if ((run_asan)); then
+  step "configure and build with ASan+UBSan ($ASAN_BUILD_DIR)"
+  cmake -S . -B "$ASAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTREAMD_SANITIZE=ON
+  cmake --build "$ASAN_BUILD_DIR" -j"$JOBS"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  if ((SECONDS - start < BUDGET)); then
+    step "ctest under sanitizers: unit, integration and differential ($ASAN_BUILD_DIR)"
+    ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure
+  else
+    step "ctest under sanitizers: unit tests only (past the ${BUDGET}s budget)"
+    ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -R '^unit$'
+  fi
+fi
+
+step "all tests passed"
