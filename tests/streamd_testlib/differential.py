@@ -111,7 +111,7 @@ class ServerPair:
 
 def _reset(server: servers.Server) -> bool:
     try:
-        with RawClient(server.host, server.port, timeout=5) as c:
+        with RawClient(server.host, server.port, timeout=2) as c:
             return c.call_raw("FLUSHALL") == b"+OK\r\n"
     except (OSError, ConnectionClosed, ReplyTimeout, ProtocolError):
         return False
