@@ -52,6 +52,7 @@ class KeyObserver {
  public:
   virtual ~KeyObserver() = default;
   virtual void on_key_event(int db, std::string_view key, KeyEvent ev) = 0;
+  // Called just before database `db` is emptied.
   virtual void on_db_flushed(int db) = 0;
 };
 

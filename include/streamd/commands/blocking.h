@@ -1,0 +1,65 @@
+// Blocked clients. A blocking command (XREAD/XREADGROUP ... BLOCK) that finds nothing to serve
+// asks its Context to block on some keys; dispatch parks the session here with an owned copy of
+// the command line to re-run. When a key a client waits on is modified, the key is marked ready;
+// serve_ready() then re-runs each waiting client's command through the normal dispatch path, in
+// the order the clients blocked (FIFO per key). A re-run that still finds nothing parks the client
+// again with its original deadline. So a woken reply and an immediate reply are built by the same
+// handler code.
+//
+// Invariants: a session is blocked iff session.blocked != nullptr; then it appears in the FIFO of
+// every key it waits on and in deadlines_ if it has a timeout.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamd::cmd {
+
+struct Session;
+class Dispatcher;
+
+struct BlockedState {
+  std::vector<std::pair<int, std::string>> keys;  // (db, key)
+  int64_t deadline_ms = 0;                        // 0 = forever
+  std::vector<std::string> argv;                  // the command to re-run
+  uint64_t seq = 0;                               // blocking order, for FIFO fairness
+};
+
+class BlockingRegistry {
+ public:
+  void block(Session& s, std::vector<std::pair<int, std::string>> keys, int64_t deadline_ms,
+             std::vector<std::string> argv);
+  // Removes a session from every wait list (disconnect, unblock); no reply is written.
+  void forget(Session& s);
+
+  void signal_ready(int db, std::string_view key);
+  bool has_ready() const { return !ready_.empty(); }
+  // Re-runs the commands of clients waiting on ready keys. Returns the sessions whose command
+  // completed (they must be resumed by the network layer; the dispatcher already called resume).
+  void serve_ready(Dispatcher& d);
+  // Replies to clients whose deadline passed (null array) and resumes them.
+  void expire(int64_t now_ms, Dispatcher& d);
+  // CLIENT UNBLOCK: `error` selects the UNBLOCKED error instead of the timeout reply.
+  bool unblock(Session& s, bool error, Dispatcher& d);
+
+  // Earliest deadline among blocked clients, or 0 if none has one.
+  int64_t next_deadline() const;
+  std::size_t blocked_clients() const { return blocked_count_; }
+  std::size_t keys_with_waiters() const { return waiters_.size(); }
+
+ private:
+  static std::string key_id(int db, std::string_view key);
+
+  std::unordered_map<std::string, std::deque<Session*>> waiters_;  // key_id → FIFO
+  std::multimap<int64_t, Session*> deadlines_;
+  std::vector<std::string> ready_;  // key_ids, in signal order, deduplicated
+  uint64_t next_seq_ = 0;
+  std::size_t blocked_count_ = 0;
+};
+
+}  // namespace streamd::cmd

@@ -1,0 +1,102 @@
+// The command table: one row per command (and per subcommand of container commands such as
+// CLIENT, CONFIG, XGROUP, XINFO). Dispatch, the arity check, COMMAND INFO/LIST/COUNT/GETKEYS and
+// the table test all read it; nothing else lists commands.
+//
+// Conventions follow Redis: arity counts the command name, a negative arity means "at least
+// -arity"; key positions are (first, last, step) with last = -1 meaning "up to the last argument";
+// names are lowercase.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamd::cmd {
+
+class Context;
+using Handler = void (*)(Context&);
+// For commands whose keys cannot be described by (first, last, step) (XREAD, XREADGROUP): returns
+// the argument indexes of the keys, or an empty vector if the arguments are malformed.
+using KeyFinder = std::vector<int> (*)(std::span<const std::string_view> argv);
+
+// Command flags, named as COMMAND INFO shows them.
+enum CommandFlag : uint32_t {
+  kWrite = 1u << 0,
+  kReadonly = 1u << 1,
+  kDenyOom = 1u << 2,
+  kAdmin = 1u << 3,
+  kPubsub = 1u << 4,
+  kNoScript = 1u << 5,
+  kBlocking = 1u << 6,
+  kLoading = 1u << 7,
+  kStale = 1u << 8,
+  kSkipMonitor = 1u << 9,
+  kSkipSlowlog = 1u << 10,
+  kFast = 1u << 11,
+  kNoAuth = 1u << 12,
+  kMayReplicate = 1u << 13,
+  kNoMandatoryKeys = 1u << 14,
+  kNoMulti = 1u << 15,
+  kMovableKeys = 1u << 16,
+  kAllowBusy = 1u << 17,
+  kSentinel = 1u << 18,
+  kOnlySentinel = 1u << 19,
+  kNoAsyncLoading = 1u << 20,
+  kAsking = 1u << 21,
+};
+
+struct CommandSpec {
+  std::string_view name;  // lowercase; for a subcommand, the subcommand alone ("create")
+  int arity;
+  uint32_t flags;
+  // ACL categories as COMMAND INFO lists them, space separated, without '@' ("write stream fast").
+  std::string_view acl_categories;
+  int first_key;
+  int last_key;
+  int step;
+  Handler handler;  // null for a container whose subcommands carry the handlers
+  std::vector<CommandSpec> subcommands = {};
+  KeyFinder key_finder = nullptr;
+  // COMMAND DOCS "group" (string, stream, connection, server, generic, transactions...).
+  std::string_view group = {};
+  // Filled in by CommandTable::add: "xgroup|create" for subcommands, the name otherwise. Used in
+  // arity errors and INFO commandstats.
+  std::string full_name = {};
+};
+
+class CommandTable {
+ public:
+  static CommandTable& instance();
+
+  void add(CommandSpec spec);
+  // Case-insensitive lookup of a top-level command; nullptr if unknown.
+  const CommandSpec* find(std::string_view name) const;
+  // Case-insensitive lookup of a subcommand of `parent`.
+  static const CommandSpec* find_sub(const CommandSpec& parent, std::string_view name);
+
+  const std::vector<CommandSpec>& all() const { return commands_; }
+
+  // The argument positions of the keys of a command line, using key positions or the key finder.
+  static std::vector<int> key_positions(const CommandSpec& spec,
+                                        std::span<const std::string_view> argv);
+
+ private:
+  CommandTable() = default;
+  void index();
+  std::vector<CommandSpec> commands_;
+  std::vector<std::pair<std::string, std::size_t>> by_name_;  // sorted, for binary search
+};
+
+// Each command family registers its rows here (called once at startup, in a fixed order).
+void register_connection_commands(CommandTable& t);
+void register_keyspace_commands(CommandTable& t);
+void register_string_commands(CommandTable& t);
+void register_transaction_commands(CommandTable& t);
+void register_server_commands(CommandTable& t);
+void register_introspection_commands(CommandTable& t);  // COMMAND
+void register_stream_commands(CommandTable& t);
+void register_all_commands(CommandTable& t);
+
+}  // namespace streamd::cmd

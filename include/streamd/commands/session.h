@@ -1,0 +1,79 @@
+// A Session is one client's state as the command layer sees it: selected database, protocol,
+// authentication, name, MULTI queue, WATCHed keys, blocking state and the counters CLIENT LIST
+// shows. The network layer owns the socket and keeps the I/O counters here up to date; it sets
+// the hooks so commands can ask for a connection to be closed or resumed without knowing sockets.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::cmd {
+
+struct BlockedState;
+
+enum class ReplyMode { kOn, kOff, kSkip, kSkipNext };
+
+struct Session {
+  uint64_t id = 0;
+  std::string name;
+  std::string lib_name, lib_ver;
+  std::string addr;   // "ip:port" of the peer, or "/path:0" for a unix socket
+  std::string laddr;  // local address
+  int fd = -1;
+  bool unix_socket = false;
+
+  int db = 0;
+  resp::Protocol proto = resp::Protocol::kResp2;
+  bool authenticated = true;  // false until AUTH when requirepass is set
+  int64_t created_ms = 0;
+  int64_t last_interaction_ms = 0;
+
+  // MULTI/EXEC.
+  bool in_multi = false;
+  bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;
+  bool dirty_cas = false;  // a WATCHed key changed: EXEC answers null
+  std::vector<std::pair<int, std::string>> watched;  // (db, key)
+  bool executing = false;  // inside EXEC (blocking commands must not block)
+
+  ReplyMode reply_mode = ReplyMode::kOn;
+  bool no_evict = false;
+  bool no_touch = false;
+  bool monitor = false;
+  bool close_after_reply = false;  // QUIT, protocol error, CLIENT KILL of self
+  std::string last_command;        // "cmd" field of CLIENT LIST
+
+  // Blocking: non-null while the client waits in a blocking command.
+  std::unique_ptr<BlockedState> blocked;
+
+  // I/O counters maintained by the network layer for CLIENT LIST / INFO.
+  std::size_t query_buffer = 0;
+  std::size_t query_buffer_free = 0;
+  std::size_t output_buffer = 0;
+  uint64_t net_in = 0, net_out = 0;
+  uint64_t commands = 0;
+
+  // Where replies produced outside the client's own read loop (wake-ups, timeouts) go; the
+  // network layer points it at the connection's output buffer.
+  std::string* out = nullptr;
+  // Set by the network layer: close the connection (CLIENT KILL, timeouts).
+  std::function<void()> kill;
+  // Set by the network layer: the client was unblocked (its reply is in *out); flush and resume
+  // processing pipelined commands.
+  std::function<void()> resume;
+  // Set by the network layer: a push message (MONITOR lines) was appended to *out; flush it.
+  std::function<void()> flush;
+
+  Session();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+};
+
+}  // namespace streamd::cmd

@@ -1,0 +1,223 @@
+// Dict<T>: a chained hash table from string keys to T with power-of-two bucket counts.
+//
+// Why not std::unordered_map: SCAN needs a cursor that survives resizes between calls and still
+// visits every key that is present for the whole scan. With 2^n buckets and a cursor that walks
+// bucket indexes in reverse-binary order (incrementing the reversed bits), a table that grows or
+// shrinks between calls maps every unvisited bucket to buckets the cursor has not passed yet.
+// It also gives O(1) random-bucket sampling for RANDOMKEY and active expiry.
+//
+// Invariants: buckets_.size() is 0 or a power of two; size_ counts nodes; the table grows when
+// size_ > buckets and shrinks when size_ < buckets/8 (never below kMinBuckets).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamd::engine {
+
+template <class T>
+class Dict {
+ public:
+  struct Node {
+    Node* next;
+    std::string key;
+    T value;
+  };
+
+  Dict() = default;
+  Dict(const Dict&) = delete;
+  Dict& operator=(const Dict&) = delete;
+  Dict(Dict&& o) noexcept { swap(o); }
+  Dict& operator=(Dict&& o) noexcept {
+    clear();
+    swap(o);
+    return *this;
+  }
+  ~Dict() { clear(); }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t bucket_count() const { return buckets_.size(); }
+
+  static uint64_t hash(std::string_view k) {
+    // FNV-1a folded with a multiply-xorshift finaliser: cheap and well mixed in the low bits,
+    // which are the ones the bucket mask keeps.
+    uint64_t h = 1469598103934665603ull ^ seed_;
+    for (unsigned char c : k) h = (h ^ c) * 1099511628211ull;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+  }
+
+  T* find(std::string_view key) {
+    Node* n = find_node(key);
+    return n ? &n->value : nullptr;
+  }
+  const T* find(std::string_view key) const { return const_cast<Dict*>(this)->find(key); }
+
+  // Inserts (key, value) if absent. Returns the value slot and whether it was inserted.
+  std::pair<T*, bool> insert(std::string_view key, T&& value) {
+    if (Node* n = find_node(key)) return {&n->value, false};
+    maybe_grow();
+    std::size_t b = hash(key) & (buckets_.size() - 1);
+    Node* n = new Node{buckets_[b], std::string(key), std::move(value)};
+    buckets_[b] = n;
+    ++size_;
+    return {&n->value, true};
+  }
+
+  bool erase(std::string_view key) {
+    if (buckets_.empty()) return false;
+    std::size_t b = hash(key) & (buckets_.size() - 1);
+    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+      if ((*p)->key == key) {
+        Node* dead = *p;
+        *p = dead->next;
+        delete dead;
+        --size_;
+        maybe_shrink();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Removes the node for `key` and hands back its value (used to move a value elsewhere).
+  bool extract(std::string_view key, T& out) {
+    if (buckets_.empty()) return false;
+    std::size_t b = hash(key) & (buckets_.size() - 1);
+    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+      if ((*p)->key == key) {
+        Node* dead = *p;
+        *p = dead->next;
+        out = std::move(dead->value);
+        delete dead;
+        --size_;
+        maybe_shrink();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void clear() {
+    for (Node*& head : buckets_) {
+      while (head) {
+        Node* n = head;
+        head = n->next;
+        delete n;
+      }
+    }
+    buckets_.clear();
+    buckets_.shrink_to_fit();
+    size_ = 0;
+  }
+
+  void swap(Dict& o) noexcept {
+    buckets_.swap(o.buckets_);
+    std::swap(size_, o.size_);
+  }
+
+  template <class F>
+  void for_each(F&& f) const {
+    for (Node* head : buckets_) {
+      for (Node* n = head; n; n = n->next) f(n->key, n->value);
+    }
+  }
+
+  // Visits the bucket at `cursor` and returns the next cursor (0 when the scan is complete).
+  template <class F>
+  uint64_t scan_bucket(uint64_t cursor, F&& f) const {
+    if (buckets_.empty()) return 0;
+    uint64_t mask = buckets_.size() - 1;
+    for (Node* n = buckets_[cursor & mask]; n; n = n->next) f(n->key, n->value);
+    // Increment the reversed cursor: set the bits above the mask so the carry propagates out.
+    cursor |= ~mask;
+    cursor = reverse_bits(cursor);
+    ++cursor;
+    cursor = reverse_bits(cursor);
+    return cursor;
+  }
+
+  // A node picked from a random non-empty bucket (not uniform over keys, as in Redis).
+  Node* random_node(std::mt19937_64& rng) {
+    if (size_ == 0) return nullptr;
+    uint64_t mask = buckets_.size() - 1;
+    for (;;) {
+      Node* head = buckets_[rng() & mask];
+      if (!head) continue;
+      std::size_t len = 0;
+      for (Node* n = head; n; n = n->next) ++len;
+      std::size_t pick = rng() % len;
+      while (pick--) head = head->next;
+      return head;
+    }
+  }
+
+  // Approximate heap bytes used by the table itself (not the values' own allocations).
+  std::size_t overhead_bytes() const {
+    return buckets_.capacity() * sizeof(Node*) + size_ * sizeof(Node);
+  }
+
+ private:
+  static constexpr std::size_t kMinBuckets = 4;
+  static inline const uint64_t seed_ = std::random_device{}();
+
+  static uint64_t reverse_bits(uint64_t v) {
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+    v = ((v >> 8) & 0x00FF00FF00FF00FFull) | ((v & 0x00FF00FF00FF00FFull) << 8);
+    v = ((v >> 16) & 0x0000FFFF0000FFFFull) | ((v & 0x0000FFFF0000FFFFull) << 16);
+    return (v >> 32) | (v << 32);
+  }
+
+  Node* find_node(std::string_view key) const {
+    if (buckets_.empty()) return nullptr;
+    for (Node* n = buckets_[hash(key) & (buckets_.size() - 1)]; n; n = n->next) {
+      if (n->key == key) return n;
+    }
+    return nullptr;
+  }
+
+  void rehash(std::size_t count) {
+    std::vector<Node*> fresh(count, nullptr);
+    for (Node* head : buckets_) {
+      while (head) {
+        Node* n = head;
+        head = n->next;
+        std::size_t b = hash(n->key) & (count - 1);
+        n->next = fresh[b];
+        fresh[b] = n;
+      }
+    }
+    buckets_.swap(fresh);
+  }
+
+  void maybe_grow() {
+    if (buckets_.empty()) {
+      buckets_.assign(kMinBuckets, nullptr);
+    } else if (size_ + 1 > buckets_.size()) {
+      rehash(buckets_.size() * 2);
+    }
+  }
+
+  void maybe_shrink() {
+    if (buckets_.size() > kMinBuckets && size_ < buckets_.size() / 8) {
+      std::size_t target = kMinBuckets;
+      while (target < size_) target *= 2;
+      rehash(target);
+    }
+  }
+
+  std::vector<Node*> buckets_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace streamd::engine

@@ -1,0 +1,93 @@
+#include "streamd/commands/error_text.h"
+
+#include <fmt/format.h>
+
+namespace streamd::cmd::errors {
+
+std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
+  // Redis truncates the echoed command name and arguments to 128 bytes each.
+  auto clip = [](std::string_view s) { return s.substr(0, 128); };
+  std::string msg = fmt::format("ERR unknown command '{}', with args beginning with: ", clip(name));
+  for (std::size_t i = 0; i < args.size() && msg.size() < 128 + 64; ++i) {
+    msg += fmt::format("'{}' ", clip(args[i]));
+  }
+  return msg;
+}
+
+std::string wrong_arity(std::string_view full_name) {
+  return fmt::format("ERR wrong number of arguments for '{}' command", full_name);
+}
+
+std::string unknown_subcommand(std::string_view sub, std::string_view container) {
+  return fmt::format("ERR unknown subcommand '{}'. Try {} HELP.", sub.substr(0, 128), container);
+}
+
+std::string unknown_subcommand_or_arity(std::string_view sub, std::string_view container) {
+  return fmt::format("ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+                     sub.substr(0, 128), container);
+}
+
+std::string not_allowed_in_multi(std::string_view name) {
+  return fmt::format("ERR Command not allowed inside a transaction", name);
+}
+
+std::string_view text(engine::Err err) {
+  using engine::Err;
+  switch (err) {
+    case Err::kOk:
+      return "";
+    case Err::kWrongType:
+      return kWrongType;
+    case Err::kNoSuchKey:
+      return kNoSuchKey;
+    case Err::kSyntax:
+      return kSyntax;
+    case Err::kNotInteger:
+      return kNotInteger;
+    case Err::kNotFloat:
+      return kNotFloat;
+    case Err::kOverflow:
+      return kOverflow;
+    case Err::kNanOrInfinity:
+      return kNanOrInf;
+    case Err::kStringTooLong:
+      return kStringTooLong;
+    case Err::kSameObject:
+      return kSameObject;
+    case Err::kInvalidExpireTime:
+      return "ERR invalid expire time";
+    case Err::kOutOfRangeDb:
+      return kDbOutOfRange;
+    case Err::kInvalidStreamId:
+      return "ERR Invalid stream ID specified as stream command argument";
+    case Err::kInvalidStartId:
+      return "ERR invalid start ID for the interval";
+    case Err::kInvalidEndId:
+      return "ERR invalid end ID for the interval";
+    case Err::kIdTooSmall:
+      return "ERR The ID specified in XADD is equal or smaller than the target stream top item";
+    case Err::kIdZero:
+      return "ERR The ID specified in XADD must be greater than 0-0";
+    case Err::kIdExhausted:
+      return "ERR The stream has exhausted the last possible ID, unable to add more items";
+    case Err::kElementsTooLarge:
+      return "ERR Elements are too large to be stored";
+    case Err::kSetIdSmallerThanTop:
+      return "ERR The ID specified in XSETID is smaller than the target stream top item";
+    case Err::kSetIdSmallerThanMaxDeleted:
+      return "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id";
+    case Err::kSetIdSmallerThanProvidedMaxDeleted:
+      return "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
+    case Err::kEntriesAddedSmallerThanLength:
+      return "ERR The entries_added specified in XSETID is smaller than the target stream length";
+    case Err::kEntriesAddedNotPositive:
+      return "ERR entries_added must be positive";
+    case Err::kNoGroup:
+      return "NOGROUP No such consumer group";
+    case Err::kBusyGroup:
+      return "BUSYGROUP Consumer Group name already exists";
+  }
+  return "ERR internal error";
+}
+
+}  // namespace streamd::cmd::errors

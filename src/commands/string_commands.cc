@@ -1,0 +1,8 @@
+// Placeholder: the string command family registers its rows here (being written).
+#include "streamd/commands/command_table.h"
+
+namespace streamd::cmd {
+
+void register_string_commands(CommandTable&) {}
+
+}  // namespace streamd::cmd

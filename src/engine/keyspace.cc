@@ -1,0 +1,215 @@
+#include "streamd/engine/keyspace.h"
+
+#include "streamd/engine/stream.h"
+
+namespace streamd::engine {
+
+Value::Value(std::string s) : str_(std::move(s)) {}
+Value::Value(std::unique_ptr<Stream> s) : stream_(std::move(s)) {}
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(Value&&) noexcept = default;
+Value::~Value() = default;
+
+Value Value::clone() const {
+  if (stream_) return Value(stream_->clone());
+  return Value(str_);
+}
+
+namespace {
+std::mt19937_64& rng() {
+  static std::mt19937_64 r{std::random_device{}()};
+  return r;
+}
+}  // namespace
+
+Entry* Database::find(std::string_view key) {
+  Entry* e = dict_.find(key);
+  if (!e) return nullptr;
+  if (is_expired(*e)) {
+    expire_now(key);
+    return nullptr;
+  }
+  return e;
+}
+
+const Entry* Database::peek(std::string_view key) const {
+  const Entry* e = dict_.find(key);
+  if (!e || is_expired(*e)) return nullptr;
+  return e;
+}
+
+void Database::expire_now(std::string_view key) {
+  // Copy the key: `key` may point into the node being deleted.
+  std::string k(key);
+  if (dict_.erase(k)) {
+    --expires_;
+    ++expired_total_;
+    notify(k, KeyEvent::kExpired);
+  }
+}
+
+Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
+  Entry* e = dict_.find(key);
+  if (e) {
+    if (is_expired(*e)) {
+      // An expired key is logically absent: its TTL must not survive into the new value.
+      keep_ttl = false;
+    }
+    e->value = std::move(value);
+    if (!keep_ttl && e->expire_ms >= 0) {
+      e->expire_ms = -1;
+      --expires_;
+    }
+    return *e;
+  }
+  return *dict_.insert(key, Entry{std::move(value), -1}).first;
+}
+
+Entry* Database::add(std::string_view key, Value value) {
+  if (find(key)) return nullptr;
+  return dict_.insert(key, Entry{std::move(value), -1}).first;
+}
+
+bool Database::erase(std::string_view key) {
+  Entry* e = dict_.find(key);
+  if (!e) return false;
+  bool live = !is_expired(*e);
+  if (e->expire_ms >= 0) --expires_;
+  dict_.erase(key);
+  return live;
+}
+
+bool Database::take(std::string_view key, Entry& out) {
+  if (!find(key)) return false;
+  Entry tmp{Value(std::string()), -1};
+  dict_.extract(key, tmp);
+  if (tmp.expire_ms >= 0) --expires_;
+  out = std::move(tmp);
+  return true;
+}
+
+void Database::put(std::string_view key, Entry entry) {
+  erase(key);
+  if (entry.expire_ms >= 0) ++expires_;
+  dict_.insert(key, std::move(entry));
+}
+
+void Database::set_expire(Entry& e, int64_t when_ms) {
+  if (e.expire_ms < 0) ++expires_;
+  e.expire_ms = when_ms;
+}
+
+bool Database::persist(Entry& e) {
+  if (e.expire_ms < 0) return false;
+  e.expire_ms = -1;
+  --expires_;
+  return true;
+}
+
+long long Database::avg_ttl_ms() const {
+  if (expires_ == 0) return 0;
+  long long now = clock_->now_ms();
+  long long sum = 0, n = 0;
+  dict_.for_each([&](const std::string&, const Entry& e) {
+    if (e.expire_ms >= 0 && e.expire_ms > now) {
+      sum += e.expire_ms - now;
+      ++n;
+    }
+  });
+  return n ? sum / n : 0;
+}
+
+void Database::clear() {
+  dict_.clear();
+  expires_ = 0;
+}
+
+uint64_t Database::scan(uint64_t cursor, std::size_t count,
+                        const std::function<void(const std::string&, const Entry&)>& visit) const {
+  // Like Redis, COUNT is a hint: visit about `count` buckets' worth of keys (bounded by a number
+  // of bucket steps so a sparse table does not make one call walk everything).
+  std::size_t visited = 0;
+  std::size_t steps = 0;
+  std::size_t max_steps = count * 10;
+  int64_t now = clock_->now_ms();
+  do {
+    cursor = dict_.scan_bucket(cursor, [&](const std::string& k, const Entry& e) {
+      ++visited;
+      if (e.expire_ms >= 0 && e.expire_ms <= now) return;
+      visit(k, e);
+    });
+    ++steps;
+  } while (cursor != 0 && visited < count && steps < max_steps);
+  return cursor;
+}
+
+void Database::for_each(
+    const std::function<void(const std::string&, const Entry&)>& visit) const {
+  int64_t now = clock_->now_ms();
+  dict_.for_each([&](const std::string& k, const Entry& e) {
+    if (e.expire_ms >= 0 && e.expire_ms <= now) return;
+    visit(k, e);
+  });
+}
+
+bool Database::random_key(std::string& out) {
+  // Expired keys met on the way are deleted; the retries are bounded so a database made of
+  // expired keys costs a bounded amount of work per call.
+  for (int tries = 0; tries < 100 && dict_.size() > 0; ++tries) {
+    auto* n = dict_.random_node(rng());
+    if (!is_expired(n->value)) {
+      out = n->key;
+      return true;
+    }
+    expire_now(std::string(n->key));
+  }
+  return false;
+}
+
+std::size_t Database::active_expire_cycle(std::size_t samples) {
+  if (expires_ == 0) return 0;
+  std::size_t deleted = 0;
+  std::vector<std::string> dead;
+  for (std::size_t i = 0; i < samples && dict_.size() > 0; ++i) {
+    auto* n = dict_.random_node(rng());
+    if (is_expired(n->value)) dead.push_back(n->key);
+  }
+  for (auto& k : dead) {
+    Entry* e = dict_.find(k);
+    if (e && is_expired(*e)) {
+      expire_now(k);
+      ++deleted;
+    }
+  }
+  return deleted;
+}
+
+void Database::swap_contents(Database& other) {
+  dict_.swap(other.dict_);
+  std::swap(expires_, other.expires_);
+}
+
+Keyspace::Keyspace(int databases, const Clock& clock) : clock_(&clock) {
+  for (int i = 0; i < databases; ++i) dbs_.push_back(std::make_unique<Database>(i, clock));
+}
+
+void Keyspace::set_observer(KeyObserver* o) {
+  observer_ = o;
+  for (auto& d : dbs_) d->set_observer(o);
+}
+
+void Keyspace::flush_db(int i) {
+  // Observers are told first, while they can still see which keys existed.
+  if (observer_) observer_->on_db_flushed(i);
+  dbs_[static_cast<std::size_t>(i)]->clear();
+}
+
+void Keyspace::flush_all() {
+  for (int i = 0; i < databases(); ++i) flush_db(i);
+}
+
+void Keyspace::swap_db(int a, int b) {
+  dbs_[static_cast<std::size_t>(a)]->swap_contents(*dbs_[static_cast<std::size_t>(b)]);
+}
+
+}  // namespace streamd::engine
