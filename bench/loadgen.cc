@@ -1,0 +1,393 @@
+// streamd-loadgen: a small closed-loop load generator for RESP servers, used by bench/run.py to
+// compare streamd with redis-server. It is deliberately independent of streamd's own code (it
+// must not share bugs with the server it measures).
+//
+// Modes:
+//   load   N connections, each sending `pipeline` commands and waiting for all their replies,
+//          until `requests` commands were answered. Reports ops/s and per-batch latency.
+//   fanout R readers blocked in XREAD BLOCK 0 on one stream, one producer XADDing entries that
+//          carry their send time; reports deliveries/s and XADD-to-delivery latency.
+//
+// Command templates: `__rand__` is replaced by a random integer in [1, keyspace], `__seq__` by
+// a counter that increases by one per command sent (1, 2, 3...).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  int clients = 50;
+  int pipeline = 1;
+  long long requests = 100000;
+  long long keyspace = 1000000;
+  std::string mode = "load";
+  int readers = 200;
+  double seconds = 5;
+  long long rate = 2000;  // producer XADDs per second in fanout mode
+  std::string key = "bench:stream";
+  std::vector<std::string> command;
+};
+
+int64_t now_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+int connect_to(const Options& o) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(o.port));
+  inet_pton(AF_INET, o.host.c_str(), &a.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    perror("connect");
+    std::exit(1);
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+void append_command(std::string& out, const std::vector<std::string>& argv) {
+  out += "*" + std::to_string(argv.size()) + "\r\n";
+  for (auto& a : argv) {
+    out += "$" + std::to_string(a.size()) + "\r\n";
+    out += a;
+    out += "\r\n";
+  }
+}
+
+// Returns the length of one complete RESP reply at the front of `s`, or 0 if incomplete.
+// `first_error` is set when the top-level reply is an error.
+std::size_t reply_length(std::string_view s, std::size_t pos = 0) {
+  if (pos >= s.size()) return 0;
+  std::size_t eol = s.find("\r\n", pos);
+  if (eol == std::string_view::npos) return 0;
+  char t = s[pos];
+  long long n = std::atoll(std::string(s.substr(pos + 1, eol - pos - 1)).c_str());
+  std::size_t next = eol + 2;
+  switch (t) {
+    case '$':
+    case '=':
+    case '!':
+      if (n < 0) return next - pos;
+      if (s.size() < next + static_cast<std::size_t>(n) + 2) return 0;
+      return next + static_cast<std::size_t>(n) + 2 - pos;
+    case '*':
+    case '~':
+    case '>':
+    case '%': {
+      if (n < 0) return next - pos;
+      long long elems = t == '%' ? n * 2 : n;
+      std::size_t p = next;
+      for (long long i = 0; i < elems; ++i) {
+        std::size_t len = reply_length(s, p);
+        if (!len) return 0;
+        p += len;
+      }
+      return p - pos;
+    }
+    default:
+      return next - pos;
+  }
+}
+
+long long g_seq = 0;  // __seq__: 1, 2, 3... across all commands sent
+
+std::string expand(const std::string& tmpl, std::mt19937_64& rng, long long keyspace) {
+  std::string out = tmpl;
+  std::size_t at;
+  while ((at = out.find("__rand__")) != std::string::npos) {
+    out.replace(at, 8,
+                std::to_string(1 + static_cast<long long>(rng() % static_cast<uint64_t>(keyspace))));
+  }
+  if ((at = out.find("__seq__")) != std::string::npos) out.replace(at, 7, std::to_string(++g_seq));
+  return out;
+}
+
+bool has_placeholder(const std::vector<std::string>& argv) {
+  for (auto& a : argv) {
+    if (a.find("__rand__") != std::string::npos || a.find("__seq__") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Conn {
+  int fd = -1;
+  std::string out;
+  std::size_t out_pos = 0;
+  std::string in;
+  int pending = 0;
+  int64_t sent_at = 0;
+  std::string last_id = "$";
+};
+
+void write_all(Conn& c) {
+  while (c.out_pos < c.out.size()) {
+    ssize_t n = write(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos);
+    if (n <= 0) return;
+    c.out_pos += static_cast<std::size_t>(n);
+  }
+  c.out.clear();
+  c.out_pos = 0;
+}
+
+double percentile(std::vector<int64_t>& v, double p) {
+  if (v.empty()) return 0;
+  std::size_t i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(i), v.end());
+  return static_cast<double>(v[i]);
+}
+
+int run_load(const Options& o) {
+  std::mt19937_64 rng(42);
+  bool templ = has_placeholder(o.command);
+  std::string fixed;
+  if (!templ) {
+    for (int i = 0; i < o.pipeline; ++i) append_command(fixed, o.command);
+  }
+  int ep = epoll_create1(0);
+  std::vector<Conn> conns(static_cast<std::size_t>(o.clients));
+  long long issued = 0, done = 0, errors = 0;
+  std::vector<int64_t> lat;
+  lat.reserve(static_cast<std::size_t>(o.requests / o.pipeline + 16));
+  auto send_batch = [&](Conn& c) {
+    int n = static_cast<int>(std::min<long long>(o.pipeline, o.requests - issued));
+    if (n <= 0) return;
+    if (!templ && n == o.pipeline) {
+      c.out += fixed;
+    } else {
+      for (int i = 0; i < n; ++i) {
+        std::vector<std::string> argv;
+        for (auto& a : o.command) argv.push_back(expand(a, rng, o.keyspace));
+        append_command(c.out, argv);
+      }
+    }
+    issued += n;
+    c.pending = n;
+    c.sent_at = now_us();
+    write_all(c);
+  };
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    conns[i].fd = connect_to(o);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = i;
+    epoll_ctl(ep, EPOLL_CTL_ADD, conns[i].fd, &ev);
+  }
+  int64_t t0 = now_us();
+  for (auto& c : conns) send_batch(c);
+  std::vector<epoll_event> events(conns.size());
+  char buf[1 << 16];
+  while (done < o.requests) {
+    int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 5000);
+    if (n <= 0) {
+      std::fprintf(stderr, "timeout waiting for replies\n");
+      return 1;
+    }
+    for (int i = 0; i < n; ++i) {
+      Conn& c = conns[events[i].data.u64];
+      ssize_t r = read(c.fd, buf, sizeof buf);
+      if (r <= 0) {
+        std::fprintf(stderr, "connection closed\n");
+        return 1;
+      }
+      c.in.append(buf, static_cast<std::size_t>(r));
+      std::size_t pos = 0;
+      while (c.pending > 0) {
+        std::size_t len = reply_length(c.in, pos);
+        if (!len) break;
+        if (c.in[pos] == '-') ++errors;
+        pos += len;
+        --c.pending;
+        ++done;
+      }
+      c.in.erase(0, pos);
+      if (c.pending == 0) {
+        lat.push_back(now_us() - c.sent_at);
+        send_batch(c);
+      }
+    }
+  }
+  double secs = static_cast<double>(now_us() - t0) / 1e6;
+  std::printf(
+      "{\"mode\":\"load\",\"ops_per_sec\":%.1f,\"requests\":%lld,\"errors\":%lld,"
+      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"seconds\":%.3f}\n",
+      static_cast<double>(done) / secs, done, errors, percentile(lat, 0.5), percentile(lat, 0.99),
+      secs);
+  return errors ? 2 : 0;
+}
+
+// Extracts the last "ms-seq" id and every "ts" value from an XREAD reply.
+void scan_xread_reply(std::string_view r, std::string& last_id, std::vector<int64_t>& ts) {
+  std::size_t p = 0;
+  bool next_is_ts = false;
+  while ((p = r.find('$', p)) != std::string_view::npos) {
+    std::size_t eol = r.find("\r\n", p);
+    if (eol == std::string_view::npos) break;
+    long long n = std::atoll(std::string(r.substr(p + 1, eol - p - 1)).c_str());
+    if (n < 0) {
+      p = eol + 2;
+      continue;
+    }
+    std::string_view v = r.substr(eol + 2, static_cast<std::size_t>(n));
+    p = eol + 2 + static_cast<std::size_t>(n) + 2;
+    if (next_is_ts) {
+      ts.push_back(std::atoll(std::string(v).c_str()));
+      next_is_ts = false;
+    } else if (v == "ts") {
+      next_is_ts = true;
+    } else if (!v.empty() && v.find('-') != std::string_view::npos &&
+               std::isdigit(static_cast<unsigned char>(v[0]))) {
+      last_id = std::string(v);
+    }
+  }
+}
+
+int run_fanout(const Options& o) {
+  int ep = epoll_create1(0);
+  std::vector<Conn> readers(static_cast<std::size_t>(o.readers));
+  auto arm = [&](Conn& c) {
+    append_command(c.out, {"XREAD", "BLOCK", "0", "STREAMS", o.key, c.last_id});
+    write_all(c);
+  };
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    readers[i].fd = connect_to(o);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = i;
+    epoll_ctl(ep, EPOLL_CTL_ADD, readers[i].fd, &ev);
+    arm(readers[i]);
+  }
+  usleep(200000);  // let every reader block
+  Conn prod;
+  prod.fd = connect_to(o);
+  epoll_event pev{};
+  pev.events = EPOLLIN;
+  pev.data.u64 = readers.size();
+  epoll_ctl(ep, EPOLL_CTL_ADD, prod.fd, &pev);
+
+  std::vector<int64_t> lat;
+  long long deliveries = 0, produced = 0;
+  int64_t t0 = now_us();
+  int64_t end = t0 + static_cast<int64_t>(o.seconds * 1e6);
+  int64_t interval = o.rate > 0 ? 1000000 / o.rate : 0;
+  int64_t next_send = t0;
+  bool prod_waiting = false;
+  std::vector<epoll_event> events(readers.size() + 1);
+  char buf[1 << 16];
+  while (now_us() < end) {
+    int64_t now = now_us();
+    if (!prod_waiting && now >= next_send) {
+      append_command(prod.out, {"XADD", o.key, "*", "ts", std::to_string(now_us())});
+      write_all(prod);
+      prod_waiting = true;
+      ++produced;
+      next_send += interval;
+    }
+    int timeout_ms = prod_waiting ? 10 : static_cast<int>(std::max<int64_t>(0, (next_send - now) / 1000));
+    int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), timeout_ms);
+    for (int i = 0; i < n; ++i) {
+      std::size_t idx = events[i].data.u64;
+      Conn& c = idx == readers.size() ? prod : readers[idx];
+      ssize_t r = read(c.fd, buf, sizeof buf);
+      if (r <= 0) {
+        std::fprintf(stderr, "connection closed\n");
+        return 1;
+      }
+      c.in.append(buf, static_cast<std::size_t>(r));
+      std::size_t len;
+      while ((len = reply_length(c.in)) != 0) {
+        if (&c == &prod) {
+          prod_waiting = false;
+        } else {
+          std::vector<int64_t> ts;
+          scan_xread_reply(std::string_view(c.in).substr(0, len), c.last_id, ts);
+          int64_t t = now_us();
+          for (int64_t s : ts) lat.push_back(t - s);
+          deliveries += static_cast<long long>(ts.size());
+          arm(c);
+        }
+        c.in.erase(0, len);
+      }
+    }
+  }
+  double secs = static_cast<double>(now_us() - t0) / 1e6;
+  std::printf(
+      "{\"mode\":\"fanout\",\"readers\":%d,\"produced\":%lld,\"deliveries_per_sec\":%.1f,"
+      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"seconds\":%.3f}\n",
+      o.readers, produced, static_cast<double>(deliveries) / secs, percentile(lat, 0.5),
+      percentile(lat, 0.99), secs);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "missing value for %s\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--") {
+      ++i;
+      break;
+    } else if (a == "--host") {
+      o.host = next();
+    } else if (a == "--port") {
+      o.port = std::atoi(next().c_str());
+    } else if (a == "--clients") {
+      o.clients = std::atoi(next().c_str());
+    } else if (a == "--pipeline") {
+      o.pipeline = std::atoi(next().c_str());
+    } else if (a == "--requests") {
+      o.requests = std::atoll(next().c_str());
+    } else if (a == "--keyspace") {
+      o.keyspace = std::atoll(next().c_str());
+    } else if (a == "--mode") {
+      o.mode = next();
+    } else if (a == "--readers") {
+      o.readers = std::atoi(next().c_str());
+    } else if (a == "--seconds") {
+      o.seconds = std::atof(next().c_str());
+    } else if (a == "--rate") {
+      o.rate = std::atoll(next().c_str());
+    } else if (a == "--key") {
+      o.key = next();
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  for (; i < argc; ++i) o.command.emplace_back(argv[i]);
+  if (o.mode == "fanout") return run_fanout(o);
+  if (o.command.empty()) {
+    std::fprintf(stderr, "usage: streamd-loadgen [options] -- COMMAND ARGS...\n");
+    return 2;
+  }
+  return run_load(o);
+}

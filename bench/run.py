@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Benchmarks streamd against redis-server in one run and reports ratios.
+
+Each workload runs against both servers, alternating which goes first, REPEAT times; every
+run starts a fresh server pinned to one core (taskset -c SERVER_CORE) while the load generator
+(build/streamd-loadgen) runs pinned to the other core. The table shows medians and the ratio
+streamd / redis-server (for throughput: higher is better; for latency and bytes: lower is better).
+
+Usage:
+  bench/run.py [--build build] [--repeat 3] [--only xadd,memory] [--markdown out.md]
+Nothing here is a test: numbers are measured and printed, never asserted.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SERVER_CORE = "0"
+LOAD_CORE = "1"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, kind, binary, extra=()):
+        self.kind = kind
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+        args = [binary, "--port", str(self.port), "--dir", self.dir, "--appendonly", "no"]
+        if kind == "redis":
+            args += ["--save", ""]
+        args += list(extra)
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CORE] + args,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                if self.command("PING") == "PONG":
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"{kind} did not start")
+
+    def command(self, *args):
+        out = subprocess.run(["redis-cli", "-p", str(self.port)] + list(args),
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            raise OSError(out.stderr)
+        return out.stdout.strip()
+
+    def info(self, section="memory"):
+        fields = {}
+        for line in self.command("INFO", section).splitlines():
+            if ":" in line:
+                k, v = line.split(":", 1)
+                fields[k] = v.strip()
+        return fields
+
+    def rss(self):
+        # The server is the taskset child: its pid is the Popen pid (taskset execs).
+        with open(f"/proc/{self.proc.pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    def stop(self):
+        try:
+            self.command("SHUTDOWN", "NOSAVE")
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def loadgen(build, port, *args):
+    cmd = ["taskset", "-c", LOAD_CORE, os.path.join(build, "streamd-loadgen"),
+           "--port", str(port)] + [str(a) for a in args]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if out.returncode not in (0,):
+        raise RuntimeError(f"loadgen failed: {' '.join(cmd)}\n{out.stdout}{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+FIELDS5 = []
+for i in range(5):
+    FIELDS5 += [f"field{i}", "v" * 16]
+
+
+def preload(build, srv, n, key="bench:stream"):
+    loadgen(build, srv.port, "--clients", 1, "--pipeline", 256, "--requests", n,
+            "--", "XADD", key, "__seq__-1", "temperature", "23.5")
+
+
+# name → (description, setup(build, srv) or None, loadgen args, metric, higher_is_better)
+WORKLOADS = {
+    "xadd": ("XADD 1 field, 50 conns, unpipelined", None,
+             ["--clients", 50, "--requests", 300000, "--", "XADD", "bench:s", "*", "temperature",
+              "23.5"], "ops_per_sec", True),
+    "xadd5": ("XADD 5×16B fields, 50 conns, unpipelined", None,
+              ["--clients", 50, "--requests", 300000, "--", "XADD", "bench:s", "*"] + FIELDS5,
+              "ops_per_sec", True),
+    "xadd_p32": ("XADD 1 field, 50 conns, pipeline 32", None,
+                 ["--clients", 50, "--pipeline", 32, "--requests", 2000000, "--", "XADD",
+                  "bench:s", "*", "temperature", "23.5"], "ops_per_sec", True),
+    "xadd5_p32": ("XADD 5×16B fields, 50 conns, pipeline 32", None,
+                  ["--clients", 50, "--pipeline", 32, "--requests", 1000000, "--", "XADD",
+                   "bench:s", "*"] + FIELDS5, "ops_per_sec", True),
+    "xrange100": ("XRANGE COUNT 100 from random starts, 1M-entry stream, 50 conns",
+                  lambda b, s: preload(b, s, 1000000),
+                  ["--clients", 50, "--requests", 100000, "--keyspace", 999900, "--", "XRANGE",
+                   "bench:stream", "__rand__", "+", "COUNT", "100"], "ops_per_sec", True),
+    "fanout": ("XREAD BLOCK fan-out: 200 readers, 1 producer (deliveries/s)", None,
+               ["--mode", "fanout", "--readers", 200, "--seconds", 5, "--rate", 2000],
+               "deliveries_per_sec", True),
+}
+
+
+def memory_per_entry(build, kind, binary, n=1000000):
+    srv = Server(kind, binary)
+    try:
+        base_used = int(srv.info()["used_memory"])
+        base_rss = srv.rss()
+        loadgen(build, srv.port, "--clients", 1, "--pipeline", 256, "--requests", n,
+                "--", "XADD", "mem:stream", "*", "temperature", "23.5")
+        time.sleep(0.5)
+        used = int(srv.info()["used_memory"])
+        rss = srv.rss()
+        return (used - base_used) / n, (rss - base_rss) / n
+    finally:
+        srv.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--redis", default="/usr/bin/redis-server")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--markdown", default="")
+    args = ap.parse_args()
+    streamd = os.path.join(args.build, "streamd")
+    servers = {"streamd": streamd, "redis": args.redis}
+    only = set(filter(None, args.only.split(",")))
+
+    rows = []
+    for name, (desc, setup, lg_args, metric, higher) in WORKLOADS.items():
+        if only and name not in only:
+            continue
+        results = {"streamd": [], "redis": []}
+        p50 = {"streamd": [], "redis": []}
+        p99 = {"streamd": [], "redis": []}
+        for rep in range(args.repeat):
+            order = ["streamd", "redis"] if rep % 2 == 0 else ["redis", "streamd"]
+            for kind in order:
+                srv = Server(kind, servers[kind])
+                try:
+                    if setup:
+                        setup(args.build, srv)
+                    r = loadgen(args.build, srv.port, *lg_args)
+                finally:
+                    srv.stop()
+                results[kind].append(r[metric])
+                p50[kind].append(r["p50_us"])
+                p99[kind].append(r["p99_us"])
+                print(f"{name} rep{rep} {kind}: {r}", file=sys.stderr)
+        med = {k: statistics.median(v) for k, v in results.items()}
+        rows.append((desc, metric, med["streamd"], med["redis"], med["streamd"] / med["redis"],
+                     statistics.median(p50["streamd"]), statistics.median(p50["redis"]),
+                     statistics.median(p99["streamd"]), statistics.median(p99["redis"])))
+
+    mem_rows = []
+    if not only or "memory" in only:
+        per = {k: memory_per_entry(args.build, k, b) for k, b in servers.items()}
+        mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (used_memory)",
+                         per["streamd"][0], per["redis"][0]))
+        mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (RSS)",
+                         per["streamd"][1], per["redis"][1]))
+
+    lines = ["| workload | metric | streamd | redis-server | ratio | p50 µs s/r | p99 µs s/r |",
+             "|---|---|---|---|---|---|---|"]
+    for d, m, s, r, ratio, s50, r50, s99, r99 in rows:
+        lines.append(f"| {d} | {m} | {s:,.0f} | {r:,.0f} | **{ratio:.2f}×** | "
+                     f"{s50:.0f} / {r50:.0f} | {s99:.0f} / {r99:.0f} |")
+    if mem_rows:
+        lines += ["", "| memory | streamd | redis-server | ratio |", "|---|---|---|---|"]
+        for d, s, r in mem_rows:
+            lines.append(f"| {d} | {s:.1f} | {r:.1f} | **{s / r:.2f}×** |")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
