@@ -59,6 +59,19 @@ class ReplyWriter {
   void end_map(Deferred d, std::size_t n);
   void end_set(Deferred d, std::size_t n);
 
+  // A map that RESP2 renders as an array of [key, value] pairs rather than a flat array (the
+  // XREAD/XREADGROUP reply shape). Write pair_map(n) (or defer + end_pair_map), then for each
+  // element pair() followed by the key and the value.
+  void pair_map(std::size_t n) {
+    header(proto_ == Protocol::kResp3 ? '%' : '*', static_cast<long long>(n));
+  }
+  void pair() {
+    if (proto_ == Protocol::kResp2) out_->append("*2\r\n", 4);
+  }
+  void end_pair_map(Deferred d, std::size_t n) {
+    fill(d, proto_ == Protocol::kResp3 ? '%' : '*', n);
+  }
+
   // Bookkeeping read by dispatch for INFO errorstats and failed_calls.
   std::size_t errors_written() const { return errors_; }
   std::string_view last_error_code() const { return last_error_code_; }
