@@ -5,7 +5,8 @@ Both sides get each step at the same moment (send to A, send to B, then read A, 
 sleeps and expirations line up.
 
 Command line (PYTHONPATH=tests):
-    python3 -m streamd_testlib.differential [--self-test] [--proto 2|3] [--transcript] [NAME...]
+    python3 -m streamd_testlib.differential [--self-test] [--proto 2|3] [--repeat N]
+                                            [--transcript] [NAME...]
 NAME is a script stem or glob (`strings`, `key*`); no NAME runs every script.
 """
 
@@ -415,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--self-test", action="store_true",
                     help="compare redis-server with redis-server (checks the scripts)")
     ap.add_argument("--proto", choices=("2", "3"), help="run only this protocol")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="run everything N times (catches values that vary between runs)")
     ap.add_argument("--transcript", action="store_true",
                     help="print every command with the reply of the reference side")
     opts = ap.parse_args(argv)
@@ -430,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     pair = ServerPair(selftest)
     passed = failed = skipped = 0
     try:
-        for path in paths:
+        for path in [p for p in paths for _ in range(max(1, opts.repeat))]:
             script = parse_script(path)
             for proto in protos:
                 if proto not in script.protocols:
