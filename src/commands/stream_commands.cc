@@ -1,8 +1,11 @@
-// Placeholder: the stream command family registers its rows here (being written).
-#include "streamd/commands/command_table.h"
+// Registers every stream command family (see stream_commands.h for the split).
+#include "streamd/commands/stream_commands.h"
 
 namespace streamd::cmd {
 
-void register_stream_commands(CommandTable&) {}
+void register_stream_commands(CommandTable& t) {
+  register_stream_write_commands(t);
+  register_stream_read_commands(t);
+}
 
 }  // namespace streamd::cmd

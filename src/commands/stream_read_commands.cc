@@ -1,0 +1,243 @@
+// XRANGE, XREVRANGE, XLEN and XREAD (with BLOCK). A blocking XREAD that finds nothing asks to be
+// parked with `$` already resolved to a concrete ID, so when it is re-run on a wake-up it serves
+// exactly the entries added since it blocked (the same handler builds both replies).
+#include <vector>
+
+#include "streamd/commands/args.h"
+#include "streamd/commands/error_text.h"
+#include "streamd/commands/stream_commands.h"
+#include "streamd/commands/stream_support.h"
+
+namespace streamd::cmd {
+
+using engine::Stream;
+using engine::StreamId;
+
+namespace {
+
+void range_generic(Context& ctx, bool rev) {
+  std::string_view start_arg = rev ? ctx.arg(3) : ctx.arg(2);
+  std::string_view end_arg = rev ? ctx.arg(2) : ctx.arg(3);
+  auto start = engine::parse_range_start(start_arg);
+  if (!start) {
+    ctx.reply.error(errors::text(start.err()));
+    return;
+  }
+  auto end = engine::parse_range_end(end_arg);
+  if (!end) {
+    ctx.reply.error(errors::text(end.err()));
+    return;
+  }
+  long long count = -1;
+  for (std::size_t j = 4; j < ctx.argc(); ++j) {
+    if (iequals(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
+      auto n = parse_int(ctx.arg(j + 1));
+      if (!n) {
+        ctx.reply.error(errors::kNotInteger);
+        return;
+      }
+      count = *n < 0 ? 0 : *n;
+      ++j;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+  bool replied = false;
+  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  if (replied) return;
+  if (count == 0) {  // COUNT 0 (or negative) answers a null array, even for a missing key
+    ctx.reply.null_array();
+    return;
+  }
+  if (!s) {
+    ctx.reply.empty_array();
+    return;
+  }
+  write_range(ctx.reply, *s, *start, *end, count < 0 ? 0 : static_cast<std::size_t>(count),
+              rev ? engine::Direction::kBackward : engine::Direction::kForward);
+}
+
+void xrange(Context& ctx) {
+  range_generic(ctx, false);
+}
+void xrevrange(Context& ctx) {
+  range_generic(ctx, true);
+}
+
+void xlen(Context& ctx) {
+  bool replied = false;
+  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  if (replied) return;
+  ctx.reply.integer(s ? static_cast<long long>(s->length()) : 0);
+}
+
+void xread(Context& ctx) {
+  ReadArgs a;
+  if (!parse_read_args(ctx, false, a)) return;
+
+  // Resolve every ID first (a bad ID or a wrong type anywhere fails the whole command).
+  std::vector<StreamId> after(a.nstreams);
+  std::vector<Stream*> streams(a.nstreams, nullptr);
+  bool resolved_dollar = false;
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    std::string_view key = ctx.arg(a.streams_pos + i);
+    std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
+    bool replied = false;
+    streams[i] = find_stream(ctx, key, replied);
+    if (replied) return;
+    if (id == "$") {
+      after[i] = streams[i] ? streams[i]->last_id() : StreamId::min();
+      resolved_dollar = true;
+    } else if (id == "+") {
+      // Redis 7.4: "+" reads the last entry (if any); on an empty or missing stream it waits
+      // for the next one, like "$".
+      Stream* s = streams[i];
+      if (s && s->length() > 0) {
+        after[i] = s->last_entry_id().prev().value_or(StreamId::min());
+      } else {
+        after[i] = s ? s->last_id() : StreamId::min();
+      }
+      resolved_dollar = true;
+    } else if (id == ">") {
+      ctx.reply.error(
+          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+          "<consumer> option.");
+      return;
+    } else if (!parse_strict_id_or_reply(ctx, id, after[i])) {
+      return;
+    }
+  }
+
+  // Serve every stream that has an entry after its ID.
+  resp::ReplyWriter& w = ctx.reply;
+  std::size_t served = 0;
+  resp::ReplyWriter::Deferred d{};
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    Stream* s = streams[i];
+    if (!s || s->length() == 0) continue;
+    if (s->last_entry_id() <= after[i]) continue;
+    if (served == 0) d = w.defer();
+    ++served;
+    w.pair();
+    w.bulk(ctx.arg(a.streams_pos + i));
+    StreamId start = after[i].next().value_or(StreamId::max());
+    write_range(w, *s, start, StreamId::max(), static_cast<std::size_t>(a.count),
+                engine::Direction::kForward);
+  }
+  if (served) {
+    w.end_pair_map(d, served);
+    return;
+  }
+  if (!a.block || !ctx.may_block()) {
+    w.null_array();
+    return;
+  }
+  // Park the client. The re-run command has `$`/`+` replaced by the IDs resolved now.
+  std::vector<std::pair<int, std::string>> keys;
+  std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    keys.emplace_back(ctx.session.db, std::string(ctx.arg(a.streams_pos + i)));
+    if (resolved_dollar) rerun[a.streams_pos + a.nstreams + i] = after[i].to_string();
+  }
+  ctx.block(std::move(keys), a.deadline_ms, std::move(rerun));
+}
+
+}  // namespace
+
+bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
+  std::size_t argc = ctx.argc();
+  std::size_t i = 1;
+  for (; i < argc; ++i) {
+    std::size_t more = argc - i - 1;
+    std::string_view opt = ctx.arg(i);
+    if (iequals(opt, "block") && more) {
+      ++i;
+      if (!parse_block_timeout(ctx, ctx.arg(i), a.deadline_ms)) return false;
+      a.block = true;
+    } else if (iequals(opt, "count") && more) {
+      ++i;
+      auto n = parse_int(ctx.arg(i));
+      if (!n) {
+        ctx.reply.error(errors::kNotInteger);
+        return false;
+      }
+      a.count = *n < 0 ? 0 : *n;
+    } else if (iequals(opt, "streams") && more) {
+      a.streams_pos = i + 1;
+      std::size_t rest = argc - a.streams_pos;
+      if (rest % 2 != 0) {
+        ctx.reply.error(
+            xreadgroup ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID "
+                         "or '>' must be specified."
+                       : "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', "
+                         "or '$' must be specified.");
+        return false;
+      }
+      a.nstreams = rest / 2;
+      break;
+    } else if (iequals(opt, "group") && more >= 2) {
+      if (!xreadgroup) {
+        ctx.reply.error(
+            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      a.group = ctx.arg(i + 1);
+      a.consumer = ctx.arg(i + 2);
+      a.has_group = true;
+      i += 2;
+    } else if (iequals(opt, "noack")) {
+      if (!xreadgroup) {
+        ctx.reply.error(
+            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      a.noack = true;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (a.streams_pos == 0) {
+    ctx.reply.error(errors::kSyntax);
+    return false;
+  }
+  if (xreadgroup && !a.has_group) {
+    ctx.reply.error("ERR Missing GROUP option for XREADGROUP");
+    return false;
+  }
+  return true;
+}
+
+std::vector<int> xread_keys(std::span<const std::string_view> argv) {
+  std::vector<int> keys;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (iequals(argv[i], "streams")) {
+      std::size_t rest = argv.size() - i - 1;
+      if (rest % 2 != 0) return {};
+      for (std::size_t k = 0; k < rest / 2; ++k) keys.push_back(static_cast<int>(i + 1 + k));
+      return keys;
+    }
+  }
+  return keys;
+}
+
+void register_stream_read_commands(CommandTable& t) {
+  t.add({"xrange", -4, kReadonly, "read stream slow", 1, 1, 1, xrange, {}, nullptr, "stream"});
+  t.add(
+      {"xrevrange", -4, kReadonly, "read stream slow", 1, 1, 1, xrevrange, {}, nullptr, "stream"});
+  t.add({"xlen", 2, kReadonly | kFast, "read stream fast", 1, 1, 1, xlen, {}, nullptr, "stream"});
+  t.add({"xread",
+         -4,
+         kReadonly | kBlocking | kMovableKeys,
+         "read stream slow blocking",
+         0,
+         0,
+         0,
+         xread,
+         {},
+         xread_keys,
+         "stream"});
+}
+
+}  // namespace streamd::cmd
