@@ -12,20 +12,38 @@
 // On kError, error() is the full Redis text without the leading '-' (for example
 // "ERR Protocol error: invalid bulk length"); the caller replies with it and closes the
 // connection once the reply is flushed.
+//
+// Behaviour follows redis-server 7.0.15 as observed on the wire:
+// - A request starting with '*' is multibulk, anything else is inline.
+// - Lines are found the way Redis finds them in its NUL-terminated query buffer: the search for
+//   the terminator ('\r' for multibulk headers, '\n' for inline lines) stops at a NUL byte, so a
+//   header or inline line containing NUL never completes (until the too-big limit below).
+// - The byte after a header's '\r', and the two bytes after a bulk's payload, are skipped without
+//   being checked (Redis does not check them either).
+// - "too big" errors (inline request, mbulk count string, bulk count string) are raised when the
+//   bytes *currently buffered* after the line start exceed max_inline_len and hold no terminator.
+//   Like Redis's own behaviour, this depends on how much had arrived when parse() was called: a
+//   line longer than max_inline_len that arrives whole is accepted, the same line arriving in
+//   small pieces is refused. Every other outcome is independent of how the input is split.
+// - Numbers in headers are strict decimal long longs: no sign but '-', no leading zeros, no
+//   spaces, no "-0". Arrays of length <= 0 are skipped (kComplete with no arguments).
+// - With `unauthenticated` set, arrays longer than 10 and bulks longer than 16384 bytes are
+//   refused with the "unauthenticated" errors (after the ordinary validity checks).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace streamd::resp {
 
 struct ParserLimits {
-  std::size_t max_bulk_len = 512ull * 1024 * 1024;       // proto-max-bulk-len
-  std::size_t max_multibulk_len = 1024ull * 1024 * 1024;  // elements in one request array
-  std::size_t max_inline_len = 64 * 1024;                 // PROTO_INLINE_MAX_SIZE
+  std::size_t max_bulk_len = 512ull * 1024 * 1024;  // proto-max-bulk-len
+  std::size_t max_multibulk_len = 2147483647;       // elements in one request array (INT_MAX)
+  std::size_t max_inline_len = 64 * 1024;           // PROTO_INLINE_MAX_SIZE
   // Before AUTH (when requirepass is set) Redis accepts smaller requests only.
   bool unauthenticated = false;
 };
@@ -33,6 +51,10 @@ struct ParserLimits {
 class RequestParser {
  public:
   enum class Status { kComplete, kNeedMore, kError };
+
+  // Limits Redis applies to clients that have not authenticated yet.
+  static constexpr long long kUnauthMaxMultibulkLen = 10;
+  static constexpr long long kUnauthMaxBulkLen = 16384;
 
   explicit RequestParser(ParserLimits limits = {}) : limits_(limits) {}
 
@@ -53,24 +75,38 @@ class RequestParser {
   std::size_t bytes_wanted() const { return bytes_wanted_; }
 
  private:
+  // Where the terminator of a line starting at `from` is, as far as the bytes show.
+  enum class LineScan { kFound, kMissing, kTooBig };
+
   Status fail(std::string msg);
   Status parse_inline(std::string_view input, std::size_t& consumed,
                       std::vector<std::string_view>& args);
   Status parse_multibulk(std::string_view input, std::size_t& consumed,
                          std::vector<std::string_view>& args);
+  // Looks for `term` from `from`, resuming the scan where the previous call for the same line
+  // stopped. On kFound, `at` is the terminator's offset.
+  LineScan scan_line(std::string_view input, std::size_t from, char term, std::size_t& at);
+  bool split_inline(std::string_view line, std::vector<std::string_view>& args);
 
   ParserLimits limits_;
   std::string error_;
   std::size_t bytes_wanted_ = 0;
 
+  // Line scanning memo: bytes in [line start, scan_pos_) hold neither the terminator nor NUL;
+  // scan_blocked_ means a NUL was found first, so the line can never complete.
+  std::size_t scan_pos_ = 0;
+  bool scan_blocked_ = false;
+
   // Progress through a multibulk request that is not complete yet: offsets into the caller's
   // buffer, so the buffer may be reallocated (but not shifted) between calls.
-  long long mb_expected_ = -1;                               // array length, -1 = not read yet
-  std::size_t mb_pos_ = 0;                                   // offset of the next unread byte
+  long long mb_expected_ = -1;  // array length, -1 = not read yet
+  long long mb_bulk_len_ = -1;  // length of the bulk being read, -1 = its header is next
+  std::size_t mb_pos_ = 0;      // offset of the next unread byte
   std::vector<std::pair<std::size_t, std::size_t>> mb_args_;  // (offset, length) of done args
 
-  // Unescaped arguments of an inline command that used quotes.
-  std::vector<std::string> inline_storage_;
+  // Unescaped bytes of inline arguments that used quotes; reserved to the line's length before
+  // use so that views into it stay valid while it is filled.
+  std::string inline_storage_;
 };
 
 }  // namespace streamd::resp

@@ -1,0 +1,324 @@
+#include "streamd/resp/request_parser.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+namespace streamd::resp {
+
+namespace {
+
+// Strict decimal long long, as Redis reads lengths in request headers: an optional '-', then
+// digits with no leading zero (only "0" itself may start with 0), nothing else, no overflow.
+bool parse_length(std::string_view s, long long& out) {
+  if (s.empty()) return false;
+  if (s.size() == 1 && s[0] == '0') {
+    out = 0;
+    return true;
+  }
+  std::size_t i = 0;
+  bool negative = s[0] == '-';
+  if (negative) ++i;
+  if (i == s.size() || s[i] < '1' || s[i] > '9') return false;
+  unsigned long long v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    unsigned d = static_cast<unsigned>(s[i] - '0');
+    if (v > (ULLONG_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  constexpr unsigned long long kMaxPositive = static_cast<unsigned long long>(LLONG_MAX);
+  if (negative) {
+    if (v > kMaxPositive + 1) return false;
+    out = v == kMaxPositive + 1 ? LLONG_MIN : -static_cast<long long>(v);
+  } else {
+    if (v > kMaxPositive) return false;
+    out = static_cast<long long>(v);
+  }
+  return true;
+}
+
+// Whitespace between inline arguments (C isspace in the "C" locale).
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+// What ends an unquoted inline argument: a narrower set than is_blank (Redis keeps '\v' and '\f'
+// inside an argument but skips them between arguments).
+bool ends_unquoted(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+char unescape(char c) {
+  switch (c) {
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    case 'b':
+      return '\b';
+    case 'a':
+      return '\a';
+    default:
+      return c;
+  }
+}
+
+}  // namespace
+
+void RequestParser::reset() {
+  bytes_wanted_ = 0;
+  scan_pos_ = 0;
+  scan_blocked_ = false;
+  mb_expected_ = -1;
+  mb_bulk_len_ = -1;
+  mb_pos_ = 0;
+  mb_args_.clear();
+}
+
+RequestParser::Status RequestParser::fail(std::string msg) {
+  // The client sees the text on one line: Redis turns CR and LF into spaces.
+  std::replace_if(
+      msg.begin(), msg.end(), [](char c) { return c == '\r' || c == '\n'; }, ' ');
+  error_ = std::move(msg);
+  reset();
+  return Status::kError;
+}
+
+RequestParser::Status RequestParser::parse(std::string_view input, std::size_t& consumed,
+                                           std::vector<std::string_view>& args) {
+  consumed = 0;
+  args.clear();
+  bytes_wanted_ = 0;
+  // Saved progress beyond the input means the caller broke the contract (discarded bytes without
+  // reset()): start over rather than read out of bounds.
+  if (mb_pos_ > input.size() || scan_pos_ > input.size()) reset();
+  if (input.empty()) return Status::kNeedMore;
+  if (input[0] == '*') return parse_multibulk(input, consumed, args);
+  return parse_inline(input, consumed, args);
+}
+
+RequestParser::LineScan RequestParser::scan_line(std::string_view input, std::size_t from,
+                                                 char term, std::size_t& at) {
+  if (!scan_blocked_) {
+    std::size_t start = std::max(from, scan_pos_);
+    const char* begin = input.data() + start;
+    std::size_t len = input.size() - start;
+    const void* t = len ? std::memchr(begin, term, len) : nullptr;
+    std::size_t until = t ? static_cast<std::size_t>(static_cast<const char*>(t) - begin) : len;
+    const void* nul = until ? std::memchr(begin, '\0', until) : nullptr;
+    if (nul) {
+      scan_blocked_ = true;
+      scan_pos_ = start + static_cast<std::size_t>(static_cast<const char*>(nul) - begin);
+    } else if (t) {
+      at = start + until;
+      scan_pos_ = at;  // a re-scan (waiting for the byte after '\r') starts right here
+      return LineScan::kFound;
+    } else {
+      scan_pos_ = input.size();
+    }
+  }
+  if (input.size() - from > limits_.max_inline_len) return LineScan::kTooBig;
+  return LineScan::kMissing;
+}
+
+RequestParser::Status RequestParser::parse_inline(std::string_view input, std::size_t& consumed,
+                                                  std::vector<std::string_view>& args) {
+  std::size_t newline = 0;
+  switch (scan_line(input, 0, '\n', newline)) {
+    case LineScan::kTooBig:
+      return fail("ERR Protocol error: too big inline request");
+    case LineScan::kMissing:
+      return Status::kNeedMore;
+    case LineScan::kFound:
+      break;
+  }
+  std::size_t end = newline;
+  if (end > 0 && input[end - 1] == '\r') --end;
+  scan_pos_ = 0;
+  if (!split_inline(input.substr(0, end), args)) {
+    args.clear();
+    return fail("ERR Protocol error: unbalanced quotes in request");
+  }
+  consumed = newline + 1;
+  return Status::kComplete;
+}
+
+// Splits an inline line into arguments. Plain arguments are views into `line`; arguments with
+// quotes are unescaped into inline_storage_, which is reserved up front (unescaping never makes
+// text longer) so earlier views into it survive later appends.
+bool RequestParser::split_inline(std::string_view line, std::vector<std::string_view>& args) {
+  inline_storage_.clear();
+  inline_storage_.reserve(line.size());
+  const std::size_t n = line.size();
+  std::size_t i = 0;
+  while (true) {
+    while (i < n && is_blank(line[i])) ++i;
+    if (i == n) return true;
+
+    std::size_t start = i;
+    while (i < n && !ends_unquoted(line[i]) && line[i] != '"' && line[i] != '\'') ++i;
+    if (i == n || ends_unquoted(line[i])) {
+      args.emplace_back(line.substr(start, i - start));
+      continue;
+    }
+
+    // A quote inside or at the start of the argument: unescape into storage from here on.
+    std::size_t out = inline_storage_.size();
+    inline_storage_.append(line.substr(start, i - start));
+    bool done = false;
+    while (!done && i < n) {
+      char c = line[i];
+      if (c == '"') {
+        for (++i;; ++i) {
+          if (i == n) return false;
+          c = line[i];
+          if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) &&
+              is_hex(line[i + 3])) {
+            inline_storage_.push_back(
+                static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3])));
+            i += 3;
+          } else if (c == '\\' && i + 1 < n) {
+            inline_storage_.push_back(unescape(line[i + 1]));
+            ++i;
+          } else if (c == '"') {
+            // A closing quote must end the argument.
+            if (i + 1 < n && !is_blank(line[i + 1])) return false;
+            ++i;
+            done = true;
+            break;
+          } else {
+            inline_storage_.push_back(c);
+          }
+        }
+      } else if (c == '\'') {
+        for (++i;; ++i) {
+          if (i == n) return false;
+          c = line[i];
+          if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
+            inline_storage_.push_back('\'');
+            ++i;
+          } else if (c == '\'') {
+            if (i + 1 < n && !is_blank(line[i + 1])) return false;
+            ++i;
+            done = true;
+            break;
+          } else {
+            inline_storage_.push_back(c);
+          }
+        }
+      } else if (ends_unquoted(c)) {
+        done = true;
+      } else {
+        inline_storage_.push_back(c);
+        ++i;
+      }
+    }
+    args.emplace_back(inline_storage_.data() + out, inline_storage_.size() - out);
+  }
+}
+
+RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std::size_t& consumed,
+                                                     std::vector<std::string_view>& args) {
+  if (mb_expected_ < 0) {
+    std::size_t cr = 0;
+    switch (scan_line(input, 0, '\r', cr)) {
+      case LineScan::kTooBig:
+        return fail("ERR Protocol error: too big mbulk count string");
+      case LineScan::kMissing:
+        return Status::kNeedMore;
+      case LineScan::kFound:
+        break;
+    }
+    if (cr + 1 >= input.size()) return Status::kNeedMore;  // the byte after '\r' is not here
+    long long n = 0;
+    if (!parse_length(input.substr(1, cr - 1), n) ||
+        (n > 0 && static_cast<unsigned long long>(n) > limits_.max_multibulk_len)) {
+      return fail("ERR Protocol error: invalid multibulk length");
+    }
+    if (limits_.unauthenticated && n > kUnauthMaxMultibulkLen) {
+      return fail("ERR Protocol error: unauthenticated multibulk length");
+    }
+    scan_pos_ = 0;
+    if (n <= 0) {  // "*0" and "*-1": nothing to run
+      consumed = cr + 2;
+      reset();
+      return Status::kComplete;
+    }
+    mb_expected_ = n;
+    mb_bulk_len_ = -1;
+    mb_pos_ = cr + 2;
+    mb_args_.clear();
+  } else {
+    for (const auto& [offset, len] : mb_args_) args.emplace_back(input.data() + offset, len);
+  }
+
+  auto need_more = [&]() {
+    for (std::size_t i = mb_args_.size(); i < args.size(); ++i) {
+      mb_args_.emplace_back(static_cast<std::size_t>(args[i].data() - input.data()),
+                            args[i].size());
+    }
+    args.clear();
+    return Status::kNeedMore;
+  };
+
+  while (static_cast<long long>(args.size()) < mb_expected_) {
+    if (mb_bulk_len_ < 0) {
+      std::size_t cr = 0;
+      switch (scan_line(input, mb_pos_, '\r', cr)) {
+        case LineScan::kTooBig:
+          args.clear();
+          return fail("ERR Protocol error: too big bulk count string");
+        case LineScan::kMissing:
+          return need_more();
+        case LineScan::kFound:
+          break;
+      }
+      if (cr + 1 >= input.size()) return need_more();
+      if (input[mb_pos_] != '$') {
+        args.clear();
+        return fail(std::string("ERR Protocol error: expected '$', got '") + input[mb_pos_] + "'");
+      }
+      long long n = 0;
+      if (!parse_length(input.substr(mb_pos_ + 1, cr - mb_pos_ - 1), n) || n < 0 ||
+          static_cast<unsigned long long>(n) > limits_.max_bulk_len) {
+        args.clear();
+        return fail("ERR Protocol error: invalid bulk length");
+      }
+      if (limits_.unauthenticated && n > kUnauthMaxBulkLen) {
+        args.clear();
+        return fail("ERR Protocol error: unauthenticated bulk length");
+      }
+      scan_pos_ = 0;
+      mb_bulk_len_ = n;
+      mb_pos_ = cr + 2;
+    }
+    // The payload and the two bytes after it (skipped unchecked, as Redis does).
+    std::size_t len = static_cast<std::size_t>(mb_bulk_len_);
+    std::size_t end = mb_pos_ + len + 2;
+    if (input.size() < end) {
+      bytes_wanted_ = end - input.size();
+      return need_more();
+    }
+    args.emplace_back(input.data() + mb_pos_, len);
+    mb_pos_ = end;
+    mb_bulk_len_ = -1;
+  }
+  consumed = mb_pos_;
+  reset();
+  return Status::kComplete;
+}
+
+}  // namespace streamd::resp
