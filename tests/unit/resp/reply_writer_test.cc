@@ -291,6 +291,43 @@ TEST(ReplyWriterTest, NestedDeferredEndedInnermostFirst) {
   expect_bytes(write, "*2\r\n$1\r\nx\r\n*12\r\n" + ints, "%1\r\n$1\r\nx\r\n*12\r\n" + ints);
 }
 
+// XADD s 1-1 f v; XADD t 1-1 f v; XREAD STREAMS s t 0 0 on redis-server 7.0.15: RESP3 sends a map
+// of stream name -> entries, RESP2 an array of [name, entries] pairs.
+TEST(ReplyWriterTest, PairMapLikeXread) {
+  auto entries = [](ReplyWriter& w) {
+    w.array(1);
+    w.array(2);
+    w.bulk("1-1");
+    w.array(2);
+    w.bulk("f");
+    w.bulk("v");
+  };
+  const std::string e = "*1\r\n*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n";
+  const std::string resp2 = "*2\r\n*2\r\n$1\r\ns\r\n" + e + "*2\r\n$1\r\nt\r\n" + e;
+  const std::string resp3 = "%2\r\n$1\r\ns\r\n" + e + "$1\r\nt\r\n" + e;
+  expect_bytes(
+      [&](ReplyWriter& w) {
+        w.pair_map(2);
+        for (const char* key : {"s", "t"}) {
+          w.pair();
+          w.bulk(key);
+          entries(w);
+        }
+      },
+      resp2, resp3);
+  expect_bytes(
+      [&](ReplyWriter& w) {
+        auto d = w.defer();
+        for (const char* key : {"s", "t"}) {
+          w.pair();
+          w.bulk(key);
+          entries(w);
+        }
+        w.end_pair_map(d, 2);
+      },
+      resp2, resp3);
+}
+
 TEST(ReplyWriterTest, LargeDeferredCount) {
   std::string out;
   ReplyWriter w(out, Protocol::kResp2);
