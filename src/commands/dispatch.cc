@@ -51,6 +51,14 @@ std::string fmt_more_bytes(std::size_t n) {
 
 Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
 
+std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
+  // While the AOF cannot be written, writes are refused, and PING too (as Redis does, so that
+  // monitoring notices); reads keep working.
+  Persistence* p = server_.persistence();
+  if (!p || !((spec.flags & kWrite) || spec.full_name == "ping")) return {};
+  return p->write_error();
+}
+
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
                                    std::string& out) {
   if (argv.empty()) return DispatchResult::kDone;
@@ -84,6 +92,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(spec, errors::wrong_arity(spec->full_name));
     } else if (!s.authenticated && !(spec->flags & kNoAuth)) {
       reject(spec, errors::kNoAuth);
+    } else if (std::string e = persistence_error(*spec); !e.empty()) {
+      reject(spec, e);
     } else if (s.in_multi && !runs_inside_multi(*top)) {
       std::vector<std::string> copy(argv.begin(), argv.end());
       s.queued.push_back(std::move(copy));
@@ -114,9 +124,19 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   Context ctx(server_, s, w, *this, argv, spec, server_.clock().now_ms());
   ctx.rerun_deadline_ms = rerun_deadline;
 
+  uint64_t changes_before = server_.changes();
+  int db_before = s.db;
+  server_.begin_unit();
   int64_t t0 = monotonic_us();
   spec.handler(ctx);
   int64_t dur = monotonic_us() - t0;
+  // A write that changed something propagates its own argv unless it gave explicit records (a
+  // command that parks the client has not done its work yet).
+  if (!ctx.explicit_propagation && !ctx.block_requested && (spec.flags & kWrite) &&
+      (ctx.dirty > 0 || server_.changes() != changes_before)) {
+    server_.propagate(db_before, argv);
+  }
+  server_.end_unit(&s);
 
   if (ctx.block_requested) {
     std::vector<std::string> rerun = std::move(ctx.block_argv);

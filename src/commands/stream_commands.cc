@@ -6,6 +6,8 @@ namespace streamd::cmd {
 void register_stream_commands(CommandTable& t) {
   register_stream_write_commands(t);
   register_stream_read_commands(t);
+  register_stream_info_commands(t);
+  register_stream_group_commands(t);
 }
 
 }  // namespace streamd::cmd

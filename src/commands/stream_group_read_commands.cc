@@ -1,0 +1,262 @@
+// XREADGROUP (new entries with `>`, history with an ID, BLOCK), XCLAIM and XAUTOCLAIM: the
+// commands that hand entries to consumers. A blocking XREADGROUP that finds nothing parks with
+// the same command line; its re-run on a wake-up goes through this same handler, which also
+// answers NOGROUP or WRONGTYPE if the group or key went away meanwhile.
+#include <climits>
+#include <vector>
+
+#include "streamd/commands/args.h"
+#include "streamd/commands/error_text.h"
+#include "streamd/commands/stream_commands.h"
+#include "streamd/commands/stream_group_render.h"
+#include "streamd/commands/stream_support.h"
+#include "streamd/engine/consumer_group.h"
+
+namespace streamd::cmd {
+
+using engine::ConsumerGroup;
+using engine::Stream;
+using engine::StreamId;
+
+namespace {
+
+constexpr std::string_view kDollarInGroup =
+    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would "
+    "just return an empty result set.";
+constexpr std::string_view kPlusInGroup =
+    "ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would "
+    "just return an empty result set.";
+
+std::string fmt_nogroup_xreadgroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such key '" + std::string(key) + "' or consumer group '" + std::string(group) +
+         "' in XREADGROUP with GROUP option";
+}
+
+struct GroupRead {
+  Stream* stream = nullptr;
+  ConsumerGroup* group = nullptr;
+  bool new_entries = false;  // ">"
+  StreamId after;            // history: entries with ID > after
+};
+
+void xreadgroup(Context& ctx) {
+  ReadArgs a;
+  if (!parse_read_args(ctx, true, a)) return;
+
+  std::vector<GroupRead> reads(a.nstreams);
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    std::string_view key = ctx.arg(a.streams_pos + i);
+    std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
+    bool replied = false;
+    Stream* s = find_stream(ctx, key, replied);
+    if (replied) return;
+    ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;
+    if (!g) {
+      ctx.reply.error(fmt_nogroup_xreadgroup(key, a.group));
+      return;
+    }
+    reads[i].stream = s;
+    reads[i].group = g;
+    if (id == "$") {
+      ctx.reply.error(kDollarInGroup);
+      return;
+    }
+    if (id == "+") {
+      ctx.reply.error(kPlusInGroup);
+      return;
+    }
+    if (id == ">") {
+      reads[i].new_entries = true;
+    } else if (!parse_strict_id_or_reply(ctx, id, reads[i].after)) {
+      return;
+    }
+  }
+
+  resp::ReplyWriter& w = ctx.reply;
+  std::size_t served = 0;
+  resp::ReplyWriter::Deferred d{};
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    GroupRead& r = reads[i];
+    // History reads are always served; `>` only when the stream has something new.
+    if (r.new_entries && !r.group->has_new_entries(*r.stream)) continue;
+    auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
+    (void)created;
+    consumer->mark_seen(ctx.now_ms);
+    engine::ReadResult rr =
+        r.new_entries
+            ? r.group->read_new(*r.stream, *consumer, static_cast<std::size_t>(a.count), a.noack,
+                                ctx.now_ms)
+            : r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
+                                    static_cast<std::size_t>(a.count), ctx.now_ms);
+    if (served == 0) d = w.defer();
+    ++served;
+    w.pair();
+    w.bulk(ctx.arg(a.streams_pos + i));
+    write_delivery(w, rr.entries, false);
+  }
+  if (served) {
+    w.end_pair_map(d, served);
+    return;
+  }
+  if (!a.block || !ctx.may_block()) {
+    w.null_array();
+    return;
+  }
+  std::vector<std::pair<int, std::string>> keys;
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    keys.emplace_back(ctx.session.db, std::string(ctx.arg(a.streams_pos + i)));
+  }
+  ctx.block(std::move(keys), a.deadline_ms, {});
+}
+
+// XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
+ConsumerGroup* claim_group(Context& ctx, Stream*& s) {
+  bool replied = false;
+  s = find_stream(ctx, ctx.arg(1), replied);
+  if (replied) return nullptr;
+  ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
+  if (!g) ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+  return g;
+}
+
+void xclaim(Context& ctx) {
+  Stream* s = nullptr;
+  ConsumerGroup* g = claim_group(ctx, s);
+  if (!g) return;
+  auto min_idle = parse_int(ctx.arg(4));
+  if (!min_idle) {
+    ctx.reply.error("ERR Invalid min-idle-time argument for XCLAIM");
+    return;
+  }
+  // IDs run until the first argument that is not an ID; the rest are options.
+  std::vector<StreamId> ids;
+  std::size_t j = 5;
+  for (; j < ctx.argc(); ++j) {
+    auto id = engine::parse_strict_id(ctx.arg(j));
+    if (!id) break;
+    ids.push_back(*id);
+  }
+  engine::ClaimOptions opts;
+  opts.min_idle_ms = *min_idle < 0 ? 0 : *min_idle;
+  for (; j < ctx.argc(); ++j) {
+    bool more = j + 1 < ctx.argc();
+    std::string_view opt = ctx.arg(j);
+    if (iequals(opt, "force")) {
+      opts.force = true;
+    } else if (iequals(opt, "justid")) {
+      opts.justid = true;
+    } else if (iequals(opt, "idle") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid IDLE option argument for XCLAIM");
+        return;
+      }
+      opts.delivery_time_ms = ConsumerGroup::delivery_time_from_idle(ctx.now_ms, *v);
+    } else if (iequals(opt, "time") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid TIME option argument for XCLAIM");
+        return;
+      }
+      opts.delivery_time_ms = *v;
+    } else if (iequals(opt, "retrycount") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+        return;
+      }
+      if (*v >= 0) opts.retry_count = static_cast<uint64_t>(*v);
+    } else if (iequals(opt, "lastid") && more) {
+      StreamId last;
+      if (!parse_strict_id_or_reply(ctx, ctx.arg(++j), last)) return;
+      opts.last_id = last;
+    } else {
+      ctx.reply.error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
+      return;
+    }
+  }
+  engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
+  write_delivery(ctx.reply, r.claimed, opts.justid);
+}
+
+void xautoclaim(Context& ctx) {
+  auto min_idle = parse_int(ctx.arg(4));
+  if (!min_idle) {
+    ctx.reply.error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
+    return;
+  }
+  auto start = engine::parse_range_start(ctx.arg(5));
+  if (!start) {
+    ctx.reply.error(errors::text(start.err()));
+    return;
+  }
+  long long count = 100;
+  bool justid = false;
+  for (std::size_t j = 6; j < ctx.argc(); ++j) {
+    std::string_view opt = ctx.arg(j);
+    if (iequals(opt, "count") && j + 1 < ctx.argc()) {
+      // Redis bounds COUNT so that COUNT * 10 attempts cannot overflow.
+      constexpr long long kMaxCount = LONG_MAX / 16;
+      auto v = parse_int(ctx.arg(j + 1));
+      if (!v || *v < 1 || *v > kMaxCount) {
+        ctx.reply.error("ERR COUNT must be > 0");
+        return;
+      }
+      count = *v;
+      ++j;
+    } else if (iequals(opt, "justid")) {
+      justid = true;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+  Stream* s = nullptr;
+  ConsumerGroup* g = claim_group(ctx, s);
+  if (!g) return;
+  engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
+                                           static_cast<std::size_t>(count), justid, ctx.now_ms);
+  resp::ReplyWriter& w = ctx.reply;
+  w.array(3);
+  write_id(w, r.next_cursor);
+  write_delivery(w, r.claimed, justid);
+  w.array(r.deleted.size());
+  for (StreamId id : r.deleted) write_id(w, id);
+}
+
+std::vector<int> xreadgroup_keys(std::span<const std::string_view> argv) {
+  return xread_keys(argv);
+}
+
+}  // namespace
+
+void register_stream_group_read_commands(CommandTable& t) {
+  t.add({"xreadgroup",
+         -7,
+         kWrite | kBlocking | kMovableKeys,
+         "write stream slow blocking",
+         0,
+         0,
+         0,
+         xreadgroup,
+         {},
+         xreadgroup_keys,
+         "stream"});
+  t.add(
+      {"xclaim", -6, kWrite | kFast, "write stream fast", 1, 1, 1, xclaim, {}, nullptr, "stream"});
+  t.add({"xautoclaim",
+         -6,
+         kWrite | kFast,
+         "write stream fast",
+         1,
+         1,
+         1,
+         xautoclaim,
+         {},
+         nullptr,
+         "stream"});
+}
+
+}  // namespace streamd::cmd
