@@ -76,7 +76,17 @@ void Server::unwatch_all(Session& s) {
   s.dirty_cas = false;
 }
 
+void Server::end_unit(Session* s) {
+  if (--unit_depth_ > 0 || propagation_.empty()) return;
+  if (persistence_) {
+    uint64_t ticket = persistence_->append(propagation_);
+    if (s) s->propagation_ticket = ticket;
+  }
+  propagation_.clear();
+}
+
 void Server::signal_modified(int db, std::string_view key) {
+  ++changes_;
   if (!watchers_.empty()) {
     auto it = watchers_.find(watch_id(db, key));
     if (it != watchers_.end()) {
@@ -87,11 +97,21 @@ void Server::signal_modified(int db, std::string_view key) {
 }
 
 void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
-  if (ev == engine::KeyEvent::kExpired) ++stats_.expired_keys;
+  if (ev == engine::KeyEvent::kExpired) {
+    ++stats_.expired_keys;
+    // As Redis does, an expiry propagates as DEL, before what the running command (if any)
+    // propagates; outside a command (active expiry) it is a unit of its own.
+    if (persistence_) {
+      begin_unit();
+      propagation_.add(db, {"DEL", key});
+      end_unit(nullptr);
+    }
+  }
   signal_modified(db, key);
 }
 
 void Server::on_db_flushed(int db) {
+  ++changes_;
   // As Redis does, a flush breaks the WATCH of keys that existed (a missing key stays missing).
   std::string prefix = std::to_string(db) + ":";
   auto& database = keyspace_.db(db);
@@ -112,6 +132,7 @@ void Server::on_db_flushed(int db) {
 void Server::cron() {
   int64_t now = clock_.now_ms();
   stats_.sample_ops(now);
+  if (persistence_) persistence_->cron(now);
   for (int i = 0; i < keyspace_.databases(); ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),

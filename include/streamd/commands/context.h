@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "streamd/commands/command_table.h"
+#include "streamd/commands/propagation.h"
 #include "streamd/commands/server.h"
 #include "streamd/commands/session.h"
 #include "streamd/engine/keyspace.h"
@@ -43,8 +45,39 @@ class Context {
   std::string_view arg(std::size_t i) const { return argv[i]; }
   engine::Database& db() { return server.keyspace().db(session.db); }
 
-  // Signals that `key` in the current database changed (WATCH, blocked readers).
-  void modified(std::string_view key) { server.signal_modified(session.db, key); }
+  // Signals that `key` in the current database changed (WATCH, blocked readers). It also marks
+  // the command dirty, so a write command propagates (see propagation.h).
+  void modified(std::string_view key) {
+    server.signal_modified(session.db, key);
+    ++dirty;
+  }
+  // A change that touched no single key (FLUSHALL, SWAPDB...): the command propagates.
+  void mark_dirty() { ++dirty; }
+
+  // Propagates `argv` (in the current database) instead of this command's own argv: the
+  // deterministic form of what the command did (XADD with its generated ID, PEXPIREAT instead
+  // of EXPIRE, XCLAIM ... FORCE JUSTID for a delivery). May be called several times; the records
+  // are applied in order and atomically.
+  template <class Str>
+  void propagate(std::span<const Str> argv) {
+    explicit_propagation = true;
+    server.propagate(session.db, argv);
+  }
+  void propagate(std::initializer_list<std::string_view> argv) {
+    propagate(std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // The same in another database (MOVE-like commands).
+  void propagate_in(int db, std::initializer_list<std::string_view> argv) {
+    explicit_propagation = true;
+    server.propagate(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // The command propagates nothing, whatever it changed (or its records were all given).
+  void propagate_nothing() { explicit_propagation = true; }
+  // Whether propagating is worth the work (no AOF: records would be dropped anyway).
+  bool propagating() const { return server.propagating(); }
+
+  uint64_t dirty = 0;                 // changes made (modified(), mark_dirty())
+  bool explicit_propagation = false;  // propagate()/propagate_nothing() was called
 
   // May this command block? False inside MULTI/EXEC (Redis answers a would-block read at once).
   bool may_block() const { return !session.executing; }

@@ -46,6 +46,9 @@ class Dispatcher {
                      std::span<const std::string_view> argv, std::string& out,
                      int64_t rerun_deadline);
 
+  // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
+  std::string persistence_error(const CommandSpec& spec) const;
+
   Server& server_;
   CommandTable& table_;
 };

@@ -7,11 +7,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "streamd/commands/blocking.h"
+#include "streamd/commands/persistence.h"
+#include "streamd/commands/propagation.h"
 #include "streamd/commands/session.h"
 #include "streamd/commands/stats.h"
 #include "streamd/config/config.h"
@@ -52,6 +55,30 @@ class Server final : public engine::KeyObserver {
   // Periodic housekeeping (active expiry, idle client timeouts are the network layer's).
   void cron();
 
+  // ---- propagation (see propagation.h) -------------------------------------------------------
+  // The AOF, once startup has loaded it; null while loading and when persistence is off.
+  void set_persistence(Persistence* p) { persistence_ = p; }
+  Persistence* persistence() const { return persistence_; }
+  bool propagating() const { return persistence_ != nullptr; }
+  template <class Str>
+  void propagate(int db, std::span<const Str> argv) {
+    if (persistence_) propagation_.add(db, argv);
+  }
+  // Dispatch brackets every command run with these; when the outermost one ends, the records
+  // gathered form one unit for the sink and `s` (if any) gets the ticket.
+  void begin_unit() { ++unit_depth_; }
+  void end_unit(Session* s);
+  // Counts key changes and flushes (for dispatch: did a write command change anything?).
+  uint64_t changes() const { return changes_; }
+  // Group commit, for the network layer: hold this client's output until sync_propagation().
+  bool must_hold_replies(const Session& s) const {
+    return persistence_ && persistence_->must_hold_replies(s.propagation_ticket);
+  }
+  // Writes (and fsyncs, per policy) every record propagated so far. Once per event-loop round.
+  void sync_propagation() {
+    if (persistence_) persistence_->sync();
+  }
+
   // Shutdown request (SHUTDOWN): the network layer stops the event loop.
   std::function<void()> request_shutdown;
 
@@ -68,6 +95,10 @@ class Server final : public engine::KeyObserver {
   // (db, key) → sessions watching it.
   std::unordered_map<std::string, std::vector<Session*>> watchers_;
   int64_t start_ms_;
+  Persistence* persistence_ = nullptr;
+  PropagationBatch propagation_;
+  int unit_depth_ = 0;
+  uint64_t changes_ = 0;
 };
 
 }  // namespace streamd::cmd

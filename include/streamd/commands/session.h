@@ -49,6 +49,10 @@ struct Session {
   bool close_after_reply = false;  // QUIT, protocol error, CLIENT KILL of self
   std::string last_command;        // "cmd" field of CLIENT LIST
 
+  // Propagation: the sink's sequence number after this client's last propagated unit; its
+  // replies wait until that is durable when the fsync policy asks (see propagation.h).
+  uint64_t propagation_ticket = 0;
+
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;
 

@@ -1,0 +1,98 @@
+// Propagation: how state changes leave the command layer, in a deterministic form, for the
+// append-only file (and, one day, replicas). Commands never know about files: they produce
+// records, dispatch groups them into units and hands each unit to a PropagationSink (the AOF in
+// persist/ implements it).
+//
+// What a command propagates (see Context):
+// - by default, a write command (kWrite) that changed something (Context::modified() or
+//   mark_dirty(), or any key change the keyspace reported while it ran) propagates its own
+//   argv as the client sent it;
+// - a command whose argv would not replay to the same state (generated IDs, approximate trims,
+//   relative expiries, group deliveries) calls Context::propagate() with explicit records
+//   instead; calling it even once (or propagate_nothing()) switches the default off.
+// - a key that expires (lazily inside a command, or in the active-expiry cron) propagates
+//   `DEL key` before whatever the command itself propagates, as Redis does.
+// Every record carries its database; the sink emits SELECT when it changes.
+//
+// Units: everything one top-level command produced (an EXEC: all its queued commands; a woken
+// blocked client: its re-run) is one unit. A unit of more than one record must be applied
+// atomically: the AOF writes it as MULTI ... EXEC, so a crash in the middle loads as nothing.
+//
+// Group commit: a sink may need replies to wait until their records are durable (appendfsync
+// always). Dispatch stamps each session with the sink's sequence number after its last unit
+// (Session::propagation_ticket); the network layer asks Server::must_hold_replies(session)
+// before writing a client's output and calls Server::sync_propagation() once per event-loop
+// round before releasing held output.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "streamd/resp/command_encoder.h"
+
+namespace streamd::cmd {
+
+// The records of one unit, RESP-encoded back to back, each tagged with its database.
+class PropagationBatch {
+ public:
+  template <class Str>
+  void add(int db, std::span<const Str> argv) {
+    resp::append_command(bytes_, argv);
+    marks_.emplace_back(db, bytes_.size());
+  }
+  void add(int db, std::initializer_list<std::string_view> argv) {
+    add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+
+  std::size_t size() const { return marks_.size(); }
+  bool empty() const { return marks_.empty(); }
+  int db(std::size_t i) const { return marks_[i].first; }
+  // The i-th record, RESP-encoded.
+  std::string_view record(std::size_t i) const {
+    std::size_t begin = i == 0 ? 0 : marks_[i - 1].second;
+    return std::string_view(bytes_).substr(begin, marks_[i].second - begin);
+  }
+  // All records, back to back.
+  std::string_view bytes() const { return bytes_; }
+  void clear() {
+    bytes_.clear();
+    marks_.clear();
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<std::pair<int, std::size_t>> marks_;  // (db, end offset in bytes_)
+};
+
+class PropagationSink {
+ public:
+  virtual ~PropagationSink() = default;
+
+  // Takes one unit (never empty). Returns the sink's sequence number after it: a session whose
+  // ticket is <= durable_sequence() has all its records on disk.
+  virtual uint64_t append(const PropagationBatch& unit) = 0;
+
+  // Whether output produced for a session whose last unit has `ticket` must be held until
+  // sync() (appendfsync always with unsynced records, or anything not yet written).
+  virtual bool must_hold_replies(uint64_t ticket) const = 0;
+  // Writes what was appended and, per the fsync policy, fsyncs it. Called once per event-loop
+  // round by the network layer, and by SHUTDOWN.
+  virtual void sync() = 0;
+
+  // Non-empty while write commands must be refused (the AOF cannot be written): the full error
+  // text without the leading '-', e.g. "MISCONF Errors writing to the AOF file: No space left
+  // on device".
+  virtual std::string write_error() const = 0;
+
+  // Periodic work (everysec fsync bookkeeping, retrying failed writes, rewrite completion,
+  // automatic rewrite), from Server::cron.
+  virtual void cron(int64_t now_ms) = 0;
+};
+
+}  // namespace streamd::cmd
