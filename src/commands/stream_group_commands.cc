@@ -148,6 +148,7 @@ void xgroup_createconsumer(Context& ctx) {
   auto [c, created] = g->create_consumer(ctx.arg(4), ctx.now_ms);
   (void)c;
   ctx.reply.integer(created ? 1 : 0);
+  if (created) ctx.mark_dirty();  // propagates
 }
 
 void xgroup_delconsumer(Context& ctx) {
@@ -158,6 +159,7 @@ void xgroup_delconsumer(Context& ctx) {
   if (!g) return;
   auto pending = g->delete_consumer(ctx.arg(4));
   ctx.reply.integer(pending ? static_cast<long long>(*pending) : 0);
+  if (pending) ctx.mark_dirty();  // propagates
 }
 
 void xgroup_help(Context& ctx) {
@@ -200,6 +202,7 @@ void xack(Context& ctx) {
   }
   uint64_t acked = g->ack(ids);
   ctx.reply.integer(static_cast<long long>(acked));
+  if (acked) ctx.mark_dirty();  // propagates
 }
 
 void xpending(Context& ctx) {

@@ -9,6 +9,7 @@
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/stream_commands.h"
 #include "streamd/commands/stream_group_render.h"
+#include "streamd/commands/stream_propagation.h"
 #include "streamd/commands/stream_support.h"
 #include "streamd/engine/consumer_group.h"
 
@@ -77,12 +78,15 @@ void xreadgroup(Context& ctx) {
   resp::ReplyWriter& w = ctx.reply;
   std::size_t served = 0;
   resp::ReplyWriter::Deferred d{};
+  // XREADGROUP itself never propagates: its deliveries do, as XCLAIM ... FORCE JUSTID.
+  ctx.propagate_nothing();
   for (std::size_t i = 0; i < a.nstreams; ++i) {
     GroupRead& r = reads[i];
     // History reads are always served; `>` only when the stream has something new.
     if (r.new_entries && !r.group->has_new_entries(*r.stream)) continue;
     auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    (void)created;
+    std::string_view key = ctx.arg(a.streams_pos + i);
+    if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
     consumer->mark_seen(ctx.now_ms);
     engine::ReadResult rr =
         r.new_entries
@@ -90,6 +94,10 @@ void xreadgroup(Context& ctx) {
                                 ctx.now_ms)
             : r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
                                     static_cast<std::size_t>(a.count), ctx.now_ms);
+    for (const engine::GroupEntry& e : rr.entries) {
+      propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
+    }
+    if (rr.last_id_changed) propagate_group_position(ctx, key, *r.group);
     if (served == 0) d = w.defer();
     ++served;
     w.pair();
@@ -179,6 +187,12 @@ void xclaim(Context& ctx) {
   }
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
   write_delivery(ctx.reply, r.claimed, opts.justid);
+  ctx.propagate_nothing();
+  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
+  for (const engine::GroupEntry& e : r.claimed) {
+    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  }
+  if (r.last_id_changed) propagate_group_position(ctx, ctx.arg(1), *g);
 }
 
 void xautoclaim(Context& ctx) {
@@ -218,6 +232,11 @@ void xautoclaim(Context& ctx) {
   if (!g) return;
   engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
                                            static_cast<std::size_t>(count), justid, ctx.now_ms);
+  ctx.propagate_nothing();
+  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
+  for (const engine::GroupEntry& e : r.claimed) {
+    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  }
   resp::ReplyWriter& w = ctx.reply;
   w.array(3);
   write_id(w, r.next_cursor);

@@ -4,6 +4,7 @@
 #include "streamd/commands/args.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/stream_commands.h"
+#include "streamd/commands/stream_propagation.h"
 #include "streamd/commands/stream_support.h"
 
 namespace streamd::cmd {
@@ -182,8 +183,12 @@ void xadd(Context& ctx) {
     return;
   }
   write_id(ctx.reply, *id);
-  if (a.trim.strategy != TrimStrategy::kNone) s->trim(a.trim);
+  engine::TrimResult trimmed;
+  if (a.trim.strategy != TrimStrategy::kNone) trimmed = s->trim(a.trim);
   ctx.modified(key);
+  // The generated ID and the exact trim, so the AOF replays this entry and no other.
+  propagate_xadd(ctx, key, *id, a.trim.strategy,
+                 a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields);
 }
 
 void xtrim(Context& ctx) {
@@ -200,7 +205,10 @@ void xtrim(Context& ctx) {
   if (!parse_add_or_trim(ctx, false, a)) return;
   engine::TrimResult r = s->trim(a.trim);
   ctx.reply.integer(static_cast<long long>(r.removed));
-  if (r.removed) ctx.modified(key);
+  if (r.removed) {
+    ctx.modified(key);
+    propagate_xtrim(ctx, key, a.trim.strategy, r);  // "~" becomes the exact trim it did
+  }
 }
 
 void xdel(Context& ctx) {

@@ -1,0 +1,91 @@
+#include "streamd/commands/stream_propagation.h"
+
+#include <string>
+#include <vector>
+
+namespace streamd::cmd {
+
+namespace {
+
+std::string num(uint64_t v) {
+  return std::to_string(v);
+}
+std::string num(int64_t v) {
+  return std::to_string(v);
+}
+
+}  // namespace
+
+void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
+                    engine::TrimStrategy strategy, const engine::TrimResult* trim,
+                    std::span<const engine::FieldValue> fields) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string id_text = id.to_string();
+  std::string threshold;
+  std::vector<std::string_view> argv;
+  argv.reserve(6 + 2 * fields.size());
+  argv.push_back("XADD");
+  argv.push_back(key);
+  if (trim && strategy == engine::TrimStrategy::kMaxLen) {
+    threshold = num(trim->exact_maxlen);
+    argv.insert(argv.end(), {"MAXLEN", "=", threshold});
+  } else if (trim && strategy == engine::TrimStrategy::kMinId) {
+    threshold = trim->exact_minid.to_string();
+    argv.insert(argv.end(), {"MINID", "=", threshold});
+  }
+  argv.push_back(id_text);
+  for (const auto& fv : fields) {
+    argv.push_back(fv.field);
+    argv.push_back(fv.value);
+  }
+  ctx.propagate(std::span<const std::string_view>(argv));
+}
+
+void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
+                     const engine::TrimResult& trim) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  if (strategy == engine::TrimStrategy::kMaxLen) {
+    std::string n = num(trim.exact_maxlen);
+    ctx.propagate({"XTRIM", key, "MAXLEN", "=", n});
+  } else {
+    std::string id = trim.exact_minid.to_string();
+    ctx.propagate({"XTRIM", key, "MINID", "=", id});
+  }
+}
+
+void propagate_delivery(Context& ctx, std::string_view key, std::string_view group,
+                        std::string_view consumer, const engine::GroupEntry& e, bool lastid) {
+  if (!e.pending || !ctx.propagating()) return ctx.propagate_nothing();
+  std::string id = e.id.to_string();
+  std::string time = num(e.delivery_time_ms);
+  std::string count = num(e.delivery_count);
+  if (lastid) {
+    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
+                   "FORCE", "JUSTID", "LASTID", id});
+  } else {
+    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
+                   "FORCE", "JUSTID"});
+  }
+}
+
+void propagate_group_position(Context& ctx, std::string_view key, const engine::ConsumerGroup& g) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string last = g.last_delivered_id().to_string();
+  std::string read = num(g.entries_read());
+  ctx.propagate({"XGROUP", "SETID", key, g.name(), last, "ENTRIESREAD", read});
+}
+
+void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
+                               std::string_view consumer) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  ctx.propagate({"XGROUP", "CREATECONSUMER", key, group, consumer});
+}
+
+void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view group,
+                        engine::StreamId id) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string text = id.to_string();
+  ctx.propagate({"XACK", key, group, text});
+}
+
+}  // namespace streamd::cmd
