@@ -472,12 +472,13 @@ class RadixTree<V>::IteratorT {
   }
   value_type* operator->() const { return &value(); }
 
-  // Moving past either end makes the iterator invalid.
+  // Moving past either end makes the iterator invalid; moving an invalid one does nothing.
   IteratorT& operator++() {
-    next_from(stack_.back().idx + 1);
+    if (valid()) next_from(stack_.back().idx + 1);
     return *this;
   }
   IteratorT& operator--() {
+    if (!valid()) return *this;
     if (stack_.back().idx < 0) {
       pop_then_prev();
     } else {

@@ -141,6 +141,10 @@ TEST(RadixTree, EmptyTree) {
   EXPECT_FALSE(t.seek(SeekOp::kLe, "a").valid());
   EXPECT_EQ(t.find("a"), nullptr);
   EXPECT_FALSE(t.erase("a"));
+  Tree::Iterator it = t.begin();
+  ++it;
+  --it;
+  EXPECT_FALSE(it.valid());
 }
 
 TEST(RadixTree, PrefixKeysAndEmptyKey) {
