@@ -1,0 +1,265 @@
+#include "streamd/persist/manifest.h"
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+
+namespace streamd::persist {
+
+namespace {
+
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+bool needs_quotes(std::string_view s) {
+  if (s.empty()) return true;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '"' || c == '\'' || c == ' ' || !std::isprint(u)) return true;
+  }
+  return false;
+}
+
+bool parse_seq(std::string_view s, long long& out) {
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size() && out > 0;
+}
+
+void append_line(std::string& out, const AofFileInfo& f) {
+  out += "file ";
+  out += quote_if_needed(f.name);
+  out += " seq ";
+  out += std::to_string(f.seq);
+  out += " type ";
+  out += static_cast<char>(f.type);
+  out += '\n';
+}
+
+}  // namespace
+
+bool split_args(std::string_view line, std::vector<std::string>& out) {
+  out.clear();
+  std::size_t i = 0, n = line.size();
+  for (;;) {
+    while (i < n && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= n) return true;
+    std::string cur;
+    bool in_dq = false, in_sq = false, done = false;
+    while (!done) {
+      if (in_dq) {
+        if (i >= n) return false;
+        char c = line[i];
+        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) &&
+            is_hex(line[i + 3])) {
+          cur += static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3]));
+          i += 4;
+        } else if (c == '\\' && i + 1 < n) {
+          char e = line[i + 1];
+          switch (e) {
+            case 'n':
+              cur += '\n';
+              break;
+            case 'r':
+              cur += '\r';
+              break;
+            case 't':
+              cur += '\t';
+              break;
+            case 'b':
+              cur += '\b';
+              break;
+            case 'a':
+              cur += '\a';
+              break;
+            default:
+              cur += e;
+              break;
+          }
+          i += 2;
+        } else if (c == '"') {
+          // The closing quote must be followed by a space or the end.
+          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
+          ++i;
+          done = true;
+        } else {
+          cur += c;
+          ++i;
+        }
+      } else if (in_sq) {
+        if (i >= n) return false;
+        char c = line[i];
+        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
+          cur += '\'';
+          i += 2;
+        } else if (c == '\'') {
+          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
+          ++i;
+          done = true;
+        } else {
+          cur += c;
+          ++i;
+        }
+      } else {
+        if (i >= n) {
+          done = true;
+          break;
+        }
+        char c = line[i];
+        if (std::isspace(static_cast<unsigned char>(c))) {
+          done = true;
+        } else if (c == '"') {
+          in_dq = true;
+          ++i;
+        } else if (c == '\'') {
+          in_sq = true;
+          ++i;
+        } else {
+          cur += c;
+          ++i;
+        }
+      }
+    }
+    out.push_back(std::move(cur));
+  }
+}
+
+std::string quote_if_needed(std::string_view s) {
+  if (!needs_quotes(s)) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (std::isprint(static_cast<unsigned char>(c))) {
+          out += c;
+        } else {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+          out += buf;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string Manifest::serialize() const {
+  std::string out;
+  if (base) append_line(out, *base);
+  for (const auto& f : history) append_line(out, f);
+  for (const auto& f : incrs) append_line(out, f);
+  return out;
+}
+
+bool parse_manifest(std::string_view text, Manifest& out, std::string* err) {
+  out = Manifest{};
+  auto fail = [&](int line, const std::string& why) {
+    if (err) *err = "line " + std::to_string(line) + ": " + why;
+    return false;
+  };
+  std::vector<std::string> args;
+  int lineno = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line =
+        nl == std::string_view::npos ? text.substr(pos) : text.substr(pos, nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    if (!split_args(line, args)) return fail(lineno, "unbalanced quotes");
+    if (args.size() % 2 != 0) return fail(lineno, "invalid format (odd number of fields)");
+    AofFileInfo f;
+    bool has_name = false, has_seq = false, has_type = false;
+    for (std::size_t i = 0; i < args.size(); i += 2) {
+      const std::string& k = args[i];
+      const std::string& v = args[i + 1];
+      if (k == "file") {
+        if (v.empty() || v.find('/') != std::string::npos) {
+          return fail(lineno, "invalid file name '" + v + "'");
+        }
+        f.name = v;
+        has_name = true;
+      } else if (k == "seq") {
+        if (!parse_seq(v, f.seq)) return fail(lineno, "invalid seq '" + v + "'");
+        has_seq = true;
+      } else if (k == "type") {
+        if (v != "b" && v != "h" && v != "i") return fail(lineno, "invalid type '" + v + "'");
+        f.type = static_cast<AofFileType>(v[0]);
+        has_type = true;
+      }
+      // Unknown keys are ignored, as Redis does (room for future fields).
+    }
+    if (!has_name || !has_seq || !has_type) {
+      return fail(lineno, "missing file, seq or type");
+    }
+    switch (f.type) {
+      case AofFileType::kBase:
+        if (out.base) return fail(lineno, "more than one base file");
+        out.base = std::move(f);
+        break;
+      case AofFileType::kHistory:
+        out.history.push_back(std::move(f));
+        break;
+      case AofFileType::kIncr:
+        if (!out.incrs.empty() && f.seq <= out.incrs.back().seq) {
+          return fail(lineno, "incremental files out of sequence order");
+        }
+        out.incrs.push_back(std::move(f));
+        break;
+    }
+  }
+  if (out.empty()) {
+    if (err) *err = "the manifest lists no files";
+    return false;
+  }
+  return true;
+}
+
+std::string manifest_name(std::string_view prefix) {
+  return std::string(prefix) + ".manifest";
+}
+
+std::string temp_manifest_name(std::string_view prefix) {
+  return "temp-" + std::string(prefix) + ".manifest";
+}
+
+std::string base_file_name(std::string_view prefix, long long seq) {
+  return std::string(prefix) + "." + std::to_string(seq) + ".base.aof";
+}
+
+std::string incr_file_name(std::string_view prefix, long long seq) {
+  return std::string(prefix) + "." + std::to_string(seq) + ".incr.aof";
+}
+
+}  // namespace streamd::persist
