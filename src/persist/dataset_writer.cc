@@ -1,0 +1,198 @@
+#include "streamd/persist/dataset_writer.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "streamd/engine/consumer_group.h"
+#include "streamd/engine/stream.h"
+#include "streamd/resp/command_encoder.h"
+
+namespace streamd::persist {
+
+namespace {
+
+using engine::StreamId;
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+class Emitter {
+ public:
+  Emitter(const std::function<bool(std::string_view)>& out, DatasetStats& stats)
+      : out_(out), stats_(stats) {}
+
+  bool ok() const { return ok_; }
+
+  void cmd(std::initializer_list<std::string_view> argv) {
+    resp::append_command(buf_, argv);
+    done_one();
+  }
+  void cmd(const std::vector<std::string_view>& argv) {
+    resp::append_command(buf_, std::span<const std::string_view>(argv));
+    done_one();
+  }
+  bool finish() {
+    if (ok_ && !buf_.empty()) push();
+    return ok_;
+  }
+
+ private:
+  void done_one() {
+    ++stats_.commands;
+    if (buf_.size() >= kChunk) push();
+  }
+  void push() {
+    if (!ok_) return;
+    stats_.bytes += buf_.size();
+    ok_ = out_(buf_);
+    buf_.clear();
+  }
+
+  const std::function<bool(std::string_view)>& out_;
+  DatasetStats& stats_;
+  std::string buf_;
+  bool ok_ = true;
+};
+
+std::string id_text(StreamId id) {
+  return id.to_string();
+}
+
+void write_string(Emitter& e, const std::string& key, const engine::Entry& entry) {
+  if (entry.expire_ms >= 0) {
+    std::string at = std::to_string(entry.expire_ms);
+    e.cmd({"SET", key, entry.value.str(), "PXAT", at});
+  } else {
+    e.cmd({"SET", key, entry.value.str()});
+  }
+}
+
+// IDs pending in some group whose stream entry no longer exists, ascending, no duplicates.
+std::vector<StreamId> ghost_ids(const engine::Stream& s) {
+  std::vector<StreamId> out;
+  s.groups().for_each([&](const engine::ConsumerGroup& g) {
+    for (auto it = g.pel().begin(); it.valid(); ++it) {
+      if (!s.contains(it.id())) out.push_back(it.id());
+    }
+  });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
+  std::vector<StreamId> ghosts = ghost_ids(s);
+  std::size_t next_ghost = 0;
+  std::vector<std::string_view> argv;
+  std::string idbuf;
+  auto add_ghosts_before = [&](const StreamId* limit) {
+    for (; next_ghost < ghosts.size() && (!limit || ghosts[next_ghost] < *limit); ++next_ghost) {
+      idbuf = id_text(ghosts[next_ghost]);
+      e.cmd({"XADD", key, idbuf, "x", "y"});
+    }
+  };
+  s.range(StreamId::min(), StreamId::max(), 0, engine::Direction::kForward,
+          [&](StreamId id, std::span<const engine::FieldValue> fields) {
+            add_ghosts_before(&id);
+            idbuf = id_text(id);
+            argv.clear();
+            argv.push_back("XADD");
+            argv.push_back(key);
+            argv.push_back(idbuf);
+            for (const auto& fv : fields) {
+              argv.push_back(fv.field);
+              argv.push_back(fv.value);
+            }
+            e.cmd(argv);
+          });
+  add_ghosts_before(nullptr);
+  if (s.length() == 0 && ghosts.empty()) e.cmd({"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});
+
+  std::string last = id_text(s.last_id());
+  std::string added = std::to_string(s.entries_added());
+  std::string maxdel = id_text(s.max_deleted_entry_id());
+  auto xsetid = [&] {
+    e.cmd({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", maxdel});
+  };
+  // Without ghosts, Redis's order; with them, XSETID must follow the ghosts' removal.
+  if (ghosts.empty()) xsetid();
+
+  s.groups().for_each([&](const engine::ConsumerGroup& g) {
+    std::string glast = id_text(g.last_delivered_id());
+    std::string read = std::to_string(g.entries_read());
+    e.cmd({"XGROUP", "CREATE", key, g.name(), glast, "ENTRIESREAD", read});
+    for (auto it = g.pel().begin(); it.valid(); ++it) {
+      const engine::PendingEntry* p = it.entry();
+      std::string id = id_text(it.id());
+      std::string time = std::to_string(p->delivery_time_ms);
+      std::string count = std::to_string(p->delivery_count);
+      std::string_view owner = p->owner ? std::string_view(p->owner->name()) : "";
+      e.cmd({"XCLAIM", key, g.name(), owner, "0", id, "TIME", time, "RETRYCOUNT", count, "JUSTID",
+             "FORCE"});
+    }
+    g.for_each_consumer([&](const engine::Consumer& c) {
+      if (c.pending_count() == 0) e.cmd({"XGROUP", "CREATECONSUMER", key, g.name(), c.name()});
+    });
+  });
+
+  if (!ghosts.empty()) {
+    // Ghosts before the first live entry go with one exact trim, the others one by one.
+    StreamId first = s.first_id();
+    bool has_live = s.length() > 0;
+    bool head = false;
+    std::vector<std::string> later;
+    for (StreamId g : ghosts) {
+      if (!has_live || g < first) {
+        head = true;
+      } else {
+        later.push_back(id_text(g));
+      }
+    }
+    if (head && has_live) {
+      std::string f = id_text(first);
+      e.cmd({"XTRIM", key, "MINID", "=", f});
+    } else if (head) {
+      e.cmd({"XTRIM", key, "MAXLEN", "=", "0"});
+    }
+    if (!later.empty()) {
+      argv.clear();
+      argv.push_back("XDEL");
+      argv.push_back(key);
+      for (const auto& id : later) argv.push_back(id);
+      e.cmd(argv);
+    }
+    xsetid();
+  }
+}
+
+}  // namespace
+
+bool write_dataset(engine::Keyspace& ks, int64_t now_ms,
+                   const std::function<bool(std::string_view)>& out, DatasetStats* stats) {
+  DatasetStats local;
+  DatasetStats& st = stats ? *stats : local;
+  Emitter e(out, st);
+  for (int i = 0; i < ks.databases() && e.ok(); ++i) {
+    engine::Database& db = ks.db(i);
+    if (db.size() == 0) continue;
+    std::string index = std::to_string(i);
+    e.cmd({"SELECT", index});
+    db.for_each([&](const std::string& key, const engine::Entry& entry) {
+      if (!e.ok()) return;
+      if (entry.expire_ms >= 0 && entry.expire_ms <= now_ms) return;
+      ++st.keys;
+      if (entry.value.is_string()) {
+        write_string(e, key, entry);
+      } else {
+        write_stream(e, key, entry.value.stream());
+        if (entry.expire_ms >= 0) {
+          std::string at = std::to_string(entry.expire_ms);
+          e.cmd({"PEXPIREAT", key, at});
+        }
+      }
+    });
+  }
+  return e.finish();
+}
+
+}  // namespace streamd::persist
