@@ -7,16 +7,6 @@
 
 namespace streamd::cmd {
 
-namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  }
-  return out;
-}
-}  // namespace
-
 CommandTable& CommandTable::instance() {
   static CommandTable* table = [] {
     auto* t = new CommandTable();
