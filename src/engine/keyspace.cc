@@ -4,7 +4,8 @@
 
 namespace streamd::engine {
 
-Value::Value(std::string s) : str_(std::move(s)) {}
+Value::Value(std::string s) : str_(std::move(s)) { encoding_ = encoding_for(str_); }
+Value::Value(std::string s, StrEncoding enc) : str_(std::move(s)), encoding_(enc) {}
 Value::Value(std::unique_ptr<Stream> s) : stream_(std::move(s)) {}
 Value::Value(Value&&) noexcept = default;
 Value& Value::operator=(Value&&) noexcept = default;
@@ -12,7 +13,33 @@ Value::~Value() = default;
 
 Value Value::clone() const {
   if (stream_) return Value(stream_->clone());
-  return Value(str_);
+  return Value(str_, encoding_ == StrEncoding::kSharedInt ? StrEncoding::kInt : encoding_);
+}
+
+StrEncoding Value::encoding_for(std::string_view s) {
+  // Canonical 64-bit integers only: no sign but '-', no leading zeros, no "-0", at most 20 bytes.
+  auto as_int = [](std::string_view d, bool& small) {
+    small = false;
+    if (d.empty() || d.size() > 20) return false;
+    bool neg = d[0] == '-';
+    std::string_view digits = neg ? d.substr(1) : d;
+    if (digits.empty() || digits.size() > 19) return false;
+    if (digits[0] == '0' && (digits.size() > 1 || neg)) return false;
+    unsigned long long v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      unsigned d2 = static_cast<unsigned>(c - '0');
+      if (v > (~0ull - d2) / 10) return false;
+      v = v * 10 + d2;
+    }
+    unsigned long long limit = neg ? (1ull << 63) : (1ull << 63) - 1;
+    if (v > limit) return false;
+    small = !neg && v < 10000;
+    return true;
+  };
+  bool small = false;
+  if (as_int(s, small)) return small ? StrEncoding::kSharedInt : StrEncoding::kInt;
+  return plain_encoding_for(s.size());
 }
 
 namespace {
@@ -22,13 +49,15 @@ std::mt19937_64& rng() {
 }
 }  // namespace
 
-Entry* Database::find(std::string_view key) {
+Entry* Database::find(std::string_view key, bool touch) {
   Entry* e = dict_.find(key);
   if (!e) return nullptr;
-  if (is_expired(*e)) {
+  int64_t now = clock_->now_ms();
+  if (e->expire_ms >= 0 && e->expire_ms <= now) {
     expire_now(key);
     return nullptr;
   }
+  if (touch) e->access_ms = now;
   return e;
 }
 
@@ -56,18 +85,19 @@ Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
       keep_ttl = false;
     }
     e->value = std::move(value);
+    e->access_ms = clock_->now_ms();
     if (!keep_ttl && e->expire_ms >= 0) {
       e->expire_ms = -1;
       --expires_;
     }
     return *e;
   }
-  return *dict_.insert(key, Entry{std::move(value), -1}).first;
+  return *dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
 }
 
 Entry* Database::add(std::string_view key, Value value) {
-  if (find(key)) return nullptr;
-  return dict_.insert(key, Entry{std::move(value), -1}).first;
+  if (find(key, false)) return nullptr;
+  return dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
 }
 
 bool Database::erase(std::string_view key) {
@@ -80,8 +110,8 @@ bool Database::erase(std::string_view key) {
 }
 
 bool Database::take(std::string_view key, Entry& out) {
-  if (!find(key)) return false;
-  Entry tmp{Value(std::string()), -1};
+  if (!find(key, false)) return false;
+  Entry tmp{Value(std::string()), -1, 0};
   dict_.extract(key, tmp);
   if (tmp.expire_ms >= 0) --expires_;
   out = std::move(tmp);

@@ -21,10 +21,18 @@ class Stream;
 
 enum class ValueType { kString, kStream };
 
+// How redis-server 7.0 would have encoded a string value. The engine only stores it for OBJECT
+// ENCODING / OBJECT REFCOUNT and MEMORY USAGE; which command yields which encoding is decided by
+// the commands. kSharedInt is an int from Redis's shared pool (0..9999), whose refcount is
+// INT_MAX.
+enum class StrEncoding : uint8_t { kRaw, kEmbstr, kInt, kSharedInt };
+
 // A key's value. Streams live behind a pointer so a Value stays small and moving it is cheap.
 class Value {
  public:
+  // A string encoded as SET would store it (see encoding_for).
   explicit Value(std::string s);
+  Value(std::string s, StrEncoding enc);
   explicit Value(std::unique_ptr<Stream> s);
   Value(Value&&) noexcept;
   Value& operator=(Value&&) noexcept;
@@ -35,13 +43,25 @@ class Value {
   bool is_stream() const { return static_cast<bool>(stream_); }
   std::string& str() { return str_; }
   const std::string& str() const { return str_; }
+  StrEncoding str_encoding() const { return encoding_; }
+  void set_str_encoding(StrEncoding e) { encoding_ = e; }
   Stream& stream() { return *stream_; }
   const Stream& stream() const { return *stream_; }
 
-  Value clone() const;  // deep copy (COPY)
+  Value clone() const;  // deep copy (COPY); a shared int becomes a private int, as in Redis
+
+  // Redis's rule for a string stored from a client argument: an integer in canonical form that
+  // fits in 64 bits is an int (shared when 0..9999), otherwise embstr up to 44 bytes, else raw.
+  static StrEncoding encoding_for(std::string_view s);
+  // The encoding of a string Redis builds itself (INCRBYFLOAT results): embstr or raw by length.
+  static StrEncoding plain_encoding_for(std::size_t len) {
+    return len <= kEmbstrMaxLen ? StrEncoding::kEmbstr : StrEncoding::kRaw;
+  }
+  static constexpr std::size_t kEmbstrMaxLen = 44;
 
  private:
   std::string str_;
+  StrEncoding encoding_ = StrEncoding::kRaw;
   std::unique_ptr<Stream> stream_;
 };
 
@@ -59,6 +79,9 @@ class KeyObserver {
 struct Entry {
   Value value;
   int64_t expire_ms = -1;  // absolute Unix ms, -1 = persistent
+  // Last access (Unix ms) for OBJECT IDLETIME: set when the value is stored and by lookups that
+  // touch the key (Database::find with touch = true).
+  int64_t access_ms = 0;
 };
 
 class Database {
@@ -68,12 +91,14 @@ class Database {
   int index() const { return index_; }
 
   // Finds a live key; an expired key is deleted first (and observers told). nullptr if absent.
-  Entry* find(std::string_view key);
+  // `touch` records the access for OBJECT IDLETIME (false for OBJECT itself, TYPE, TTL...).
+  Entry* find(std::string_view key, bool touch = true);
   // Same, but never deletes (used where Redis avoids side effects, e.g. during a scan).
   const Entry* peek(std::string_view key) const;
   bool exists(std::string_view key) { return find(key) != nullptr; }
 
   // Inserts or overwrites. `keep_ttl` keeps an existing expiry; otherwise the key is persistent.
+  // A stored value counts as accessed now (set, add).
   Entry& set(std::string_view key, Value value, bool keep_ttl = false);
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
