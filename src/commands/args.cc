@@ -38,10 +38,8 @@ std::optional<long long> parse_int(std::string_view s) {
   if (s.empty()) return std::nullopt;
   bool neg = s[0] == '-';
   std::string_view digits = neg ? s.substr(1) : s;
-  if (digits.empty() || (neg && digits == "0")) {
-    if (digits == "0") return 0;  // "-0" is accepted by Redis as 0
-    return std::nullopt;
-  }
+  // Redis's string2ll refuses "-0" ("INCRBY k -0", "SELECT -0", "EXPIRE k -0" are errors).
+  if (digits.empty() || (neg && digits == "0")) return std::nullopt;
   auto u = parse_uint(digits);
   if (!u) return std::nullopt;
   if (neg) {
@@ -65,7 +63,9 @@ std::optional<long double> parse_long_double(std::string_view s) {
   long double v = std::strtold(buf.c_str(), &end);
   if (end != buf.c_str() + buf.size()) return std::nullopt;
   if (std::isnan(v)) return std::nullopt;
-  if (errno == ERANGE && !std::isinf(v) && (v > 1 || v < -1)) return std::nullopt;
+  // Out of range: Redis refuses an overflow (±HUGE_VAL) or an underflow to zero, but keeps a
+  // denormal result and a literal "inf".
+  if (errno == ERANGE && (std::isinf(v) || v == 0)) return std::nullopt;
   return v;
 }
 
@@ -78,7 +78,7 @@ std::optional<double> parse_double(std::string_view s) {
   double v = std::strtod(buf.c_str(), &end);
   if (end != buf.c_str() + buf.size()) return std::nullopt;
   if (std::isnan(v)) return std::nullopt;
-  if (errno == ERANGE && !std::isinf(v) && (v > 1 || v < -1)) return std::nullopt;
+  if (errno == ERANGE && (std::isinf(v) || v == 0)) return std::nullopt;
   return v;
 }
 
