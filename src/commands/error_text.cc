@@ -90,4 +90,12 @@ std::string_view text(engine::Err err) {
   return "ERR internal error";
 }
 
+std::string invalid_expire_time(std::string_view full_name) {
+  return fmt::format("ERR invalid expire time in '{}' command", full_name);
+}
+
+std::string unsupported_option(std::string_view option) {
+  return fmt::format("ERR Unsupported option {}", option);
+}
+
 }  // namespace streamd::cmd::errors

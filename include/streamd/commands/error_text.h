@@ -57,4 +57,21 @@ std::string not_allowed_in_multi(std::string_view name);
 // The text for an engine error (for errors whose wording does not depend on the command).
 std::string_view text(engine::Err err);
 
+// ---- keyspace, strings, transactions -------------------------------------------------------
+inline constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
+inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+inline constexpr std::string_view kInvalidFirstDb = "ERR invalid first DB index";
+inline constexpr std::string_view kInvalidSecondDb = "ERR invalid second DB index";
+inline constexpr std::string_view kExpireNxIncompatible =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr std::string_view kExpireGtLtIncompatible =
+    "ERR GT and LT options at the same time are not compatible";
+inline constexpr std::string_view kLfuNotSelected =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+// "ERR invalid expire time in 'set' command"
+std::string invalid_expire_time(std::string_view full_name);
+// "ERR Unsupported option BOGUS" (EXPIRE family)
+std::string unsupported_option(std::string_view option);
+
 }  // namespace streamd::cmd::errors
