@@ -1,0 +1,73 @@
+// In-process command runner for unit tests: a Server with a ManualClock, sessions and a
+// Dispatcher, no sockets. Run() sends one command line through Dispatcher::execute (the same path
+// the network layer uses) and returns the raw reply bytes, after checking that the command wrote
+// exactly one complete top-level reply. Decode() turns reply bytes into a readable one-line form
+// for failure messages and for tests that do not care about the protocol.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/commands/dispatch.h"
+#include "streamd/commands/server.h"
+#include "streamd/commands/session.h"
+#include "streamd/config/config.h"
+#include "streamd/engine/clock.h"
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::test {
+
+class CommandHarness {
+ public:
+  static constexpr int64_t kStartMs = 1700000000000;  // 2023-11-14T22:13:20Z
+
+  CommandHarness();
+  ~CommandHarness();
+
+  // Runs `argv` on client `client` (created on first use, starting in db 0) with the given
+  // protocol and returns the reply bytes. Fails the test unless exactly one reply was written.
+  std::string Run(const std::vector<std::string>& argv,
+                  resp::Protocol proto = resp::Protocol::kResp3, int client = 0);
+  std::string Run2(const std::vector<std::string>& argv, int client = 0) {
+    return Run(argv, resp::Protocol::kResp2, client);
+  }
+  // Runs `argv` and returns whatever was written (possibly nothing, e.g. a blocked command).
+  std::string RunRaw(const std::vector<std::string>& argv,
+                     resp::Protocol proto = resp::Protocol::kResp3, int client = 0);
+
+  engine::ManualClock& clock() { return clock_; }
+  cmd::Server& server() { return *server_; }
+  cmd::Dispatcher& dispatcher() { return *dispatcher_; }
+  config::Config& config() { return *config_; }
+  cmd::Session& session(int client = 0);
+
+  // Moves the clock forward, then runs the server's periodic housekeeping (active expiry).
+  void Advance(int64_t ms) { clock_.advance(ms); }
+  void Cron() { server_->cron(); }
+
+ private:
+  engine::ManualClock clock_{kStartMs};
+  std::unique_ptr<config::Config> config_;
+  std::unique_ptr<cmd::Server> server_;
+  std::unique_ptr<cmd::Dispatcher> dispatcher_;
+  std::map<int, uint64_t> clients_;  // test client index → session id
+};
+
+// The length of the complete RESP2/RESP3 value at the start of `raw`, or 0 if it is incomplete or
+// malformed.
+std::size_t ReplyLength(std::string_view raw);
+
+// The bulk strings of an array reply, sorted, for replies whose order is unspecified (KEYS; for
+// a SCAN reply the leading cursor is left out).
+std::vector<std::string> SortedBulks(std::string_view raw);
+
+// A readable one-line rendering: "+OK", "(integer) 5", "\"bulk\"", "(nil)", "(error) ERR x",
+// "[1, 2]" for arrays/sets/pushes, "{k: v}" for maps, "(double) 1.5", "(bool) true",
+// "(nil-array)" for a RESP2 null array. Malformed input renders as "<malformed>".
+std::string Decode(std::string_view raw);
+
+}  // namespace streamd::test
