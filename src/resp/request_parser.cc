@@ -20,11 +20,15 @@ bool parse_length(std::string_view s, long long& out) {
   bool negative = s[0] == '-';
   if (negative) ++i;
   if (i == s.size() || s[i] < '1' || s[i] > '9') return false;
+  // At most 19 digits cannot overflow 64 bits; a 20th digit is the only one that needs checking,
+  // and any longer number is out of range anyway.
+  const std::size_t digits = s.size() - i;
+  if (digits > 20) return false;
   unsigned long long v = 0;
   for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
     unsigned d = static_cast<unsigned>(s[i] - '0');
-    if (v > (ULLONG_MAX - d) / 10) return false;
+    if (d > 9) return false;
+    if (digits == 20 && i + 1 == s.size() && v > (ULLONG_MAX - d) / 10) return false;
     v = v * 10 + d;
   }
   constexpr unsigned long long kMaxPositive = static_cast<unsigned long long>(LLONG_MAX);
@@ -113,22 +117,26 @@ RequestParser::Status RequestParser::parse(std::string_view input, std::size_t& 
 RequestParser::LineScan RequestParser::scan_line(std::string_view input, std::size_t from,
                                                  char term, std::size_t& at) {
   if (!scan_blocked_) {
-    std::size_t start = std::max(from, scan_pos_);
-    const char* begin = input.data() + start;
-    std::size_t len = input.size() - start;
-    const void* t = len ? std::memchr(begin, term, len) : nullptr;
-    std::size_t until = t ? static_cast<std::size_t>(static_cast<const char*>(t) - begin) : len;
-    const void* nul = until ? std::memchr(begin, '\0', until) : nullptr;
-    if (nul) {
-      scan_blocked_ = true;
-      scan_pos_ = start + static_cast<std::size_t>(static_cast<const char*>(nul) - begin);
-    } else if (t) {
-      at = start + until;
-      scan_pos_ = at;  // a re-scan (waiting for the byte after '\r') starts right here
-      return LineScan::kFound;
-    } else {
-      scan_pos_ = input.size();
+    std::size_t pos = std::max(from, scan_pos_);
+    const std::size_t size = input.size();
+    // Header lines are a few bytes long: a plain loop beats two memchr calls there. Longer lines
+    // (inline commands) go on with memchr.
+    const std::size_t quick_end = std::min(size, pos + 16);
+    while (pos < quick_end && input[pos] != term && input[pos] != '\0') ++pos;
+    if (pos == quick_end && pos < size) {
+      const char* begin = input.data() + pos;
+      const void* t = std::memchr(begin, term, size - pos);
+      std::size_t until =
+          t ? static_cast<std::size_t>(static_cast<const char*>(t) - begin) : size - pos;
+      const void* nul = std::memchr(begin, '\0', until);
+      pos += nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - begin) : until;
     }
+    scan_pos_ = pos;
+    if (pos < size && input[pos] == term) {
+      at = pos;  // scan_pos_ stays here: a re-scan (waiting for the byte after '\r') is instant
+      return LineScan::kFound;
+    }
+    if (pos < size) scan_blocked_ = true;  // a NUL hides the terminator for good
   }
   if (input.size() - from > limits_.max_inline_len) return LineScan::kTooBig;
   return LineScan::kMissing;
@@ -244,7 +252,7 @@ RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std
     }
     if (cr + 1 >= input.size()) return Status::kNeedMore;  // the byte after '\r' is not here
     long long n = 0;
-    if (!parse_length(input.substr(1, cr - 1), n) ||
+    if (!parse_length(std::string_view(input.data() + 1, cr - 1), n) ||
         (n > 0 && static_cast<unsigned long long>(n) > limits_.max_multibulk_len)) {
       return fail("ERR Protocol error: invalid multibulk length");
     }
@@ -292,8 +300,8 @@ RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std
         return fail(std::string("ERR Protocol error: expected '$', got '") + input[mb_pos_] + "'");
       }
       long long n = 0;
-      if (!parse_length(input.substr(mb_pos_ + 1, cr - mb_pos_ - 1), n) || n < 0 ||
-          static_cast<unsigned long long>(n) > limits_.max_bulk_len) {
+      if (!parse_length(std::string_view(input.data() + mb_pos_ + 1, cr - mb_pos_ - 1), n) ||
+          n < 0 || static_cast<unsigned long long>(n) > limits_.max_bulk_len) {
         args.clear();
         return fail("ERR Protocol error: invalid bulk length");
       }

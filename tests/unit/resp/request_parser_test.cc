@@ -378,6 +378,9 @@ TEST(RequestParserTest, NulBeforeTheTerminatorBlocksTheLine) {
       std::string("PING\0\r\n", 7),
       std::string("PING\0xx\nPING\r\n", 14),
       std::string("ECHO \"a\0b\"\r\n", 12),
+      // Past the first 16 bytes of the line (where the scan switches to memchr).
+      std::string("RPUSH k aaaaaaaaaaaaaaaaaaaaaaaa\0\r\n", 35),
+      std::string("*1\r\n$1111111111111111111111\0\r\n", 30),
   };
   for (const auto& in : blocked) {
     SCOPED_TRACE(in);
