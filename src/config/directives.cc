@@ -1,0 +1,145 @@
+// streamd's directives table. One row per directive; see directive.h for the row builders.
+// Bounds, defaults and mutability are redis-server 7.0.15's unless a comment says otherwise.
+#include "messages.h"
+#include "streamd/config/directive.h"
+
+namespace streamd::config {
+
+namespace {
+
+constexpr EnumName kLogLevels[] = {
+    {"debug", static_cast<std::int64_t>(LogLevel::kDebug)},
+    {"verbose", static_cast<std::int64_t>(LogLevel::kVerbose)},
+    {"notice", static_cast<std::int64_t>(LogLevel::kNotice)},
+    {"warning", static_cast<std::int64_t>(LogLevel::kWarning)},
+};
+
+// Listed in Redis's order, which error messages show.
+constexpr EnumName kAppendFsync[] = {
+    {"everysec", static_cast<std::int64_t>(AppendFsync::kEverySec)},
+    {"always", static_cast<std::int64_t>(AppendFsync::kAlways)},
+    {"no", static_cast<std::int64_t>(AppendFsync::kNo)},
+};
+
+constexpr EnumName kMaxmemoryPolicies[] = {
+    {"volatile-lru", static_cast<std::int64_t>(MaxmemoryPolicy::kVolatileLru)},
+    {"volatile-lfu", static_cast<std::int64_t>(MaxmemoryPolicy::kVolatileLfu)},
+    {"volatile-random", static_cast<std::int64_t>(MaxmemoryPolicy::kVolatileRandom)},
+    {"volatile-ttl", static_cast<std::int64_t>(MaxmemoryPolicy::kVolatileTtl)},
+    {"allkeys-lru", static_cast<std::int64_t>(MaxmemoryPolicy::kAllkeysLru)},
+    {"allkeys-lfu", static_cast<std::int64_t>(MaxmemoryPolicy::kAllkeysLfu)},
+    {"allkeys-random", static_cast<std::int64_t>(MaxmemoryPolicy::kAllkeysRandom)},
+    {"noeviction", static_cast<std::int64_t>(MaxmemoryPolicy::kNoEviction)},
+};
+
+constexpr EnumName kDebugCommand[] = {
+    {"no", static_cast<std::int64_t>(DebugCommand::kNo)},
+    {"yes", static_cast<std::int64_t>(DebugCommand::kYes)},
+    {"local", static_cast<std::int64_t>(DebugCommand::kLocal)},
+};
+
+std::string_view name_in(std::span<const EnumName> names, std::int64_t v) {
+  for (const auto& e : names) {
+    if (e.value == v) return e.name;
+  }
+  return {};
+}
+
+// Redis stores hz clamped to 1..500 (CONFIG GET shows the clamped value).
+std::optional<std::string> clamp_hz(Value& v) {
+  auto& hz = std::get<std::int64_t>(v);
+  if (hz < 1) hz = 1;
+  if (hz > 500) hz = 500;
+  return std::nullopt;
+}
+
+std::optional<std::string> check_append_filename(Value& v) {
+  const auto& s = std::get<std::string>(v);
+  if (s.empty()) return std::string(msg::kAppendFilenameEmpty);
+  if (s.find('/') != std::string::npos) return std::string(msg::kAppendFilenamePath);
+  return std::nullopt;
+}
+
+std::optional<std::string> check_append_dirname(Value& v) {
+  const auto& s = std::get<std::string>(v);
+  if (s.empty()) return std::string(msg::kAppendDirnameEmpty);
+  if (s.find('/') != std::string::npos) return std::string(msg::kAppendDirnamePath);
+  return std::nullopt;
+}
+
+constexpr std::uint64_t kMb = 1024 * 1024;
+
+const Directive kDirectives[] = {
+    // ---- network ----
+    int_row("port", "6379", 0, 65535),
+    special_row("bind", "127.0.0.1 -::1", kBindCodec),
+    string_row("unixsocket", "").immutable(),
+    octal_row("unixsocketperm", "0", 0, 0777).immutable(),
+    int_row("tcp-backlog", "511", 0, kIntMax).immutable(),
+    int_row("tcp-keepalive", "300", 0, kIntMax),
+    int_row("timeout", "0", 0, kIntMax),
+    int_row("maxclients", "10000", 1, kUintMax),
+    memory_row("proto-max-bulk-len", "512mb", kMb, kLongMax),
+    memory_row("client-query-buffer-limit", "1gb", kMb, kLongMax),
+    // streamd's normal clients have a 256mb hard limit (Redis: none).
+    special_row("client-output-buffer-limit",
+                "normal 256mb 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60",
+                kOutputBufferLimitCodec),
+
+    // ---- general ----
+    string_row("dir", "./").protected_config(),
+    int_row("databases", "16", 1, kIntMax).immutable(),
+    string_row("requirepass", ""),
+    enum_row("loglevel", "notice", kLogLevels),
+    string_row("logfile", "").immutable(),
+    bool_row("daemonize", "no").immutable(),
+    string_row("pidfile", "").immutable(),
+    int_row("hz", "10", 0, kIntMax).with_check(clamp_hz),
+    special_row("notify-keyspace-events", "", kNotifyEventsCodec),
+    enum_row("enable-debug-command", "no", kDebugCommand).immutable(),
+
+    // ---- memory ----
+    memory_row("maxmemory", "0", 0, kULongMax),
+    enum_row("maxmemory-policy", "noeviction", kMaxmemoryPolicies),
+
+    // ---- streams ----
+    int_row("stream-node-max-entries", "100", 0, kLongMax),
+    memory_row("stream-node-max-bytes", "4096", 0, kLongMax),
+
+    // ---- persistence: streamd is durable by default (appendonly yes, no RDB snapshots) ----
+    special_row("save", "", kSaveCodec),
+    bool_row("appendonly", "yes"),
+    enum_row("appendfsync", "everysec", kAppendFsync),
+    string_row("appenddirname", "appendonlydir").immutable().with_check(check_append_dirname),
+    string_row("appendfilename", "appendonly.aof").immutable().with_check(check_append_filename),
+    bool_row("aof-load-truncated", "yes"),
+    int_row("auto-aof-rewrite-percentage", "100", 0, kIntMax),
+    memory_row("auto-aof-rewrite-min-size", "64mb", 0, kLongMax),
+    bool_row("aof-use-rdb-preamble", "no"),
+
+    // ---- diagnostics ----
+    int_row("slowlog-log-slower-than", "10000", -1, kLongMax),
+    int_row("slowlog-max-len", "128", 0, kLongMax),
+    bool_row("latency-tracking", "yes"),
+};
+
+}  // namespace
+
+std::span<const Directive> builtin_directives() {
+  return kDirectives;
+}
+
+std::string_view to_string(LogLevel v) {
+  return name_in(kLogLevels, static_cast<std::int64_t>(v));
+}
+std::string_view to_string(AppendFsync v) {
+  return name_in(kAppendFsync, static_cast<std::int64_t>(v));
+}
+std::string_view to_string(MaxmemoryPolicy v) {
+  return name_in(kMaxmemoryPolicies, static_cast<std::int64_t>(v));
+}
+std::string_view to_string(DebugCommand v) {
+  return name_in(kDebugCommand, static_cast<std::int64_t>(v));
+}
+
+}  // namespace streamd::config
