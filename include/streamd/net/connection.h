@@ -1,0 +1,125 @@
+// One client connection: the socket, the query buffer, the request parser and the output
+// buffers, driven by one reader coroutine.
+//
+// The reader reads what the socket has into the query buffer, parses every complete command,
+// runs each through cmd::Dispatcher::execute into out_, then calls FrontEnd::after_batch and
+// flushes. Flushing writes out_ straight to the non-blocking socket (one write per batch); only
+// when the kernel does not take everything does the rest move to wbuf_ and an asynchronous
+// write continue in the background, while the reader goes on reading and appending to out_
+// (Redis's model: a pipelining client is never stalled by its own replies, and the output
+// buffer limits bound the memory instead).
+//
+// Blocking: when execute() returns kBlocked the reader stops running commands but keeps reading
+// (so a disconnect is noticed and the query buffer limit applies). The blocking registry writes
+// the eventual reply into *Session::out (= out_) and calls Session::resume, which posts
+// on_wakeup(): flush, then run the pipelined commands that waited.
+//
+// Group commit (AOF): while cmd::Server::must_hold_replies says the client's last write is not
+// durable yet, flush() leaves out_ alone and hands the connection to FrontEnd::hold; the front
+// end syncs the AOF once for the whole event-loop round and then flushes every held connection.
+//
+// Invariants: out_ holds replies not yet given to the socket; wbuf_[wpos_..] holds bytes the
+// socket has not taken yet, and is non-empty only while write_in_flight_; bytes leave in the
+// order they were produced (out_ is written only when wbuf_ is drained).
+#pragma once
+
+#include <asio/awaitable.hpp>
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/steady_timer.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/net/input_buffer.h"
+#include "streamd/resp/request_parser.h"
+
+namespace streamd::cmd {
+struct Session;
+}
+
+namespace streamd::net {
+
+class FrontEnd;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  using Socket = asio::generic::stream_protocol::socket;
+
+  Connection(FrontEnd& fe, Socket socket, cmd::Session& session);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Hooks the session and starts the reader coroutine.
+  void start();
+  // Closes the socket now, discarding unsent output (CLIENT KILL, limits, timeouts, shutdown).
+  void close();
+  bool closing() const { return closing_; }
+
+  // The session while the connection is registered; null once reaped.
+  cmd::Session* session() const { return session_; }
+  // Bytes produced for the client and not yet accepted by the kernel.
+  std::size_t pending_output() const { return out_.size() + (wbuf_.size() - wpos_); }
+
+  // Periodic checks from the front end's cron: idle timeout, soft output limit, buffer trimming.
+  void cron(int64_t now_ms);
+
+ private:
+  friend class FrontEnd;
+
+  // `self` keeps the connection alive for as long as the reader runs.
+  asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
+  // Whether the reader should read now (not while a protocol error waits to be flushed, nor
+  // while the output is over the back-pressure threshold).
+  bool wants_input() const;
+  // Whether the next pipelined command may run.
+  bool may_run_commands() const;
+  // Runs every complete command in the query buffer, then after_batch and flush.
+  void process_input();
+  void run_commands();
+  void protocol_error();
+  void on_wakeup();
+  void schedule_wakeup();
+
+  // Writes what can be written now; continues asynchronously if the socket is full. Output that
+  // must wait for the AOF is held instead (see above).
+  void flush();
+  bool must_hold_output();
+  void write_async();
+  void on_writable(const asio::error_code& ec);
+  void after_drain();
+  void account_output(std::size_t n);
+  void update_session_counters();
+
+  // Output buffer limits (client-output-buffer-limit normal ...). Returns false after closing
+  // the client.
+  bool check_output_limits(int64_t now_ms);
+  std::string describe() const;
+
+  FrontEnd& fe_;
+  Socket socket_;
+  cmd::Session* session_;
+  std::size_t registry_index_ = 0;
+
+  resp::RequestParser parser_;
+  uint64_t parser_settings_gen_ = 0;
+  bool parser_unauthenticated_ = false;
+  std::vector<std::string_view> argv_;
+  InputBuffer in_;
+
+  std::string out_;
+  std::string wbuf_;
+  std::size_t wpos_ = 0;
+  bool write_in_flight_ = false;
+  bool held_ = false;  // in FrontEnd::held_, waiting for the AOF sync of this round
+
+  bool closing_ = false;
+  bool wakeup_posted_ = false;
+  bool reader_parked_ = false;  // the reader waits on wake_ instead of the socket
+  asio::steady_timer wake_;
+  int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
+};
+
+}  // namespace streamd::net

@@ -1,0 +1,143 @@
+// The network front end: everything between the sockets and the command layer, on one
+// io_context run by one thread (the Redis model, so nothing here is synchronised).
+//
+// It owns the listeners (TCP on each `bind` address, the unix socket), the registry of live
+// connections (maxclients, idle timeouts, output-limit checks, shutdown), one timer that drives
+// both cmd::Server::cron at `hz` and the deadlines of blocked clients, and the SIGINT/SIGTERM
+// handling. Connections call back into it after each batch of commands (after_batch) and when
+// they close (retire).
+//
+// Invariants: a connection is in conns_ from accept until reap(); its cmd::Session lives in
+// cmd::Server exactly as long. A closed connection is reaped at the next safe point (after a
+// command, after a batch, on a timer tick), never from inside a command handler, because
+// handlers such as CLIENT KILL iterate over the sessions while they close connections.
+#pragma once
+
+#include <asio/awaitable.hpp>
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/local/stream_protocol.hpp>
+#include <asio/signal_set.hpp>
+#include <asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/net/settings.h"
+
+namespace streamd::cmd {
+class Server;
+class Dispatcher;
+}  // namespace streamd::cmd
+
+namespace streamd::config {
+class Config;
+}
+
+namespace streamd::net {
+
+class Connection;
+
+class FrontEnd {
+ public:
+  FrontEnd(asio::io_context& io, cmd::Server& server, cmd::Dispatcher& dispatcher,
+           config::Config& cfg);
+  ~FrontEnd();
+  FrontEnd(const FrontEnd&) = delete;
+  FrontEnd& operator=(const FrontEnd&) = delete;
+
+  // Opens every listener. Returns false, after logging why, when a required address cannot be
+  // bound (an address written with a leading '-' is skipped if the system lacks it).
+  bool listen();
+  // Starts accepting, the cron timer and the signal handlers, and hooks SHUTDOWN.
+  void start();
+  // Stops serving: runs the shutdown hooks, closes the listeners and every client, cancels the
+  // timer and the signals, so io_context::run() returns once the last handler has finished.
+  // Safe to call from a handler (the work is posted) and more than once.
+  void shutdown(std::string reason);
+  // Runs at shutdown before any client is closed: the place for persistence to flush.
+  void add_shutdown_hook(std::function<void()> hook) { shutdown_hooks_.push_back(std::move(hook)); }
+  bool shutting_down() const { return shutting_down_; }
+
+  // The addresses actually listened on ("127.0.0.1:6379", "/tmp/streamd.sock"), for the log.
+  const std::vector<std::string>& endpoints() const { return endpoints_; }
+
+  // ---- used by connections ----
+  cmd::Server& server() { return server_; }
+  cmd::Dispatcher& dispatcher() { return dispatcher_; }
+  const Settings& settings() const { return settings_; }
+  // Changes whenever settings() were re-read and differ, so connections can refresh cached
+  // parser limits cheaply.
+  uint64_t settings_generation() const { return settings_gen_; }
+  // Pending output below this needs no limit check (the smallest configured output limit).
+  std::size_t output_check_bytes() const { return output_check_bytes_; }
+  asio::io_context& io() { return io_; }
+
+  // After a batch of commands: serves blocked clients whose keys became ready, brings the timer
+  // forward when a new blocking deadline is earlier, and reaps closed connections.
+  void after_batch();
+  // Group commit: `c` has output that may only leave after the AOF sync of this event-loop
+  // round. The first hold of a round posts release_held(), which runs after every connection
+  // that is ready now has run its batch: one write (and fsync, per policy) covers them all.
+  void hold(std::shared_ptr<Connection> c);
+  // A connection closed: its session is removed at the next reap().
+  void retire(std::shared_ptr<Connection> c);
+  // Removes the sessions of closed connections and forgets the connections.
+  void reap() {
+    if (!retired_.empty()) reap_retired();
+  }
+
+ private:
+  bool add_tcp_listener(const std::string& spec);
+  bool add_unix_listener();
+  void start_accepting();
+  template <typename Acceptor>
+  asio::awaitable<void> accept_loop(Acceptor& acceptor, bool is_unix);
+  void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix);
+  void reject(asio::generic::stream_protocol::socket& socket);
+  void reap_hung_up();
+  void reap_retired();
+  void release_held();
+
+  void arm_timer(int64_t target_ms);
+  void on_timer();
+  void clients_cron(int64_t now_ms);
+  void refresh_settings();
+  void wait_signal();
+  void do_shutdown(const std::string& reason);
+
+  asio::io_context& io_;
+  cmd::Server& server_;
+  cmd::Dispatcher& dispatcher_;
+  config::Config& cfg_;
+  uint64_t config_listener_ = 0;
+  Settings settings_;
+  uint64_t settings_gen_ = 1;
+  std::size_t output_check_bytes_ = 0;
+
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp_acceptors_;
+  std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
+  std::vector<std::string> endpoints_;
+
+  // Live connections; Connection::registry_index_ is the position here (swap-removed).
+  std::vector<Connection*> conns_;
+  std::vector<std::shared_ptr<Connection>> retired_;
+  std::vector<std::shared_ptr<Connection>> held_;
+  bool release_posted_ = false;
+  bool releasing_ = false;
+
+  asio::steady_timer timer_;
+  int64_t timer_target_ms_ = 0;  // when the timer fires, in server clock ms; 0 = not armed
+  int64_t next_cron_ms_ = 0;
+  asio::signal_set signals_;
+
+  std::vector<std::function<void()>> shutdown_hooks_;
+  bool shutting_down_ = false;
+  bool shutdown_posted_ = false;
+};
+
+}  // namespace streamd::net

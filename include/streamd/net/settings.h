@@ -1,0 +1,47 @@
+// The configuration values the network layer uses, as plain numbers and strings. The front end
+// reads them from config::Config at startup and again whenever CONFIG SET changes a directive,
+// so a new limit, idle timeout, hz or loglevel takes effect at once, and the hot path reads a
+// plain struct.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamd::config {
+class Config;
+}
+
+namespace streamd::net {
+
+// client-output-buffer-limit for one class of clients; 0 means "no limit".
+struct OutputLimit {
+  uint64_t hard_bytes = 0;
+  uint64_t soft_bytes = 0;
+  int64_t soft_seconds = 0;
+};
+
+struct Settings {
+  // Listening (read once at startup).
+  int port = 6379;
+  std::vector<std::string> bind = {"127.0.0.1", "-::1"};  // '-' prefix: skip if unavailable
+  int tcp_backlog = 511;
+  std::string unixsocket;       // empty: no unix socket
+  unsigned unixsocketperm = 0;  // octal mode bits; 0 leaves the umask's choice
+
+  // Per-client limits and the rest (follow CONFIG SET).
+  std::size_t maxclients = 10000;
+  int64_t timeout_s = 0;      // idle timeout, 0 = never
+  int tcp_keepalive_s = 300;  // 0 = no SO_KEEPALIVE
+  std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
+  std::size_t client_query_buffer_limit = 1024ull * 1024 * 1024;
+  OutputLimit normal_output_limit = {256ull * 1024 * 1024, 0, 0};
+  int hz = 10;
+  std::string loglevel = "notice";  // debug, verbose, notice, warning, nothing
+};
+
+// Reads the settings from the configuration.
+Settings settings_from(const config::Config& cfg);
+
+}  // namespace streamd::net

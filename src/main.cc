@@ -1,0 +1,173 @@
+// streamd's entry point: the command line, the configuration, logging, and the single thread
+// that runs the event loop (network, commands and timers) until SIGINT, SIGTERM or SHUTDOWN.
+//
+//   streamd [/path/to/streamd.conf] [--directive value ...]
+//   streamd -v | --version
+//   streamd -h | --help
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+#include <asio/io_context.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "streamd/commands/dispatch.h"
+#include "streamd/commands/server.h"
+#include "streamd/config/config.h"
+#include "streamd/engine/clock.h"
+#include "streamd/net/front_end.h"
+#include "streamd/net/logging.h"
+#include "streamd/net/settings.h"
+#include "streamd/persist/aof_service.h"
+#include "streamd/persist/check_aof.h"
+
+namespace {
+
+constexpr std::string_view kVersion = STREAMD_VERSION;
+
+// A stable identifier of the build (version and compiler), shown as redis-server shows its
+// build id.
+std::string build_id() {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (std::string_view part : {std::string_view(STREAMD_VERSION), std::string_view(__VERSION__)}) {
+    for (char c : part) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void print_version() {
+  std::printf("streamd v=%s sha=00000000:0 malloc=libc bits=%d build=%s\n", kVersion.data(),
+              static_cast<int>(sizeof(void*) * 8), build_id().c_str());
+}
+
+void print_usage() {
+  std::fprintf(stderr,
+               "Usage: ./streamd [/path/to/streamd.conf] [options]\n"
+               "       ./streamd -v or --version\n"
+               "       ./streamd -h or --help\n"
+               "\n"
+               "Every configuration directive can be given as an option: --directive value.\n"
+               "Options override the configuration file.\n"
+               "\n"
+               "Examples:\n"
+               "       ./streamd (run the server with the default configuration)\n"
+               "       ./streamd /etc/streamd/streamd.conf\n"
+               "       ./streamd --port 7777\n"
+               "       ./streamd --port 7777 --bind \"127.0.0.1 -::1\" --dir /var/lib/streamd\n"
+               "       ./streamd /etc/streamd/streamd.conf --loglevel verbose\n");
+}
+
+// Each client needs a descriptor; like Redis, ask for maxclients plus a reserve for listeners,
+// files and the like, and warn when the system will not give that many.
+void raise_open_files_limit(std::size_t maxclients) {
+  constexpr rlim_t kReserved = 32;
+  rlim_t want = static_cast<rlim_t>(maxclients) + kReserved;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= want) return;
+  rlimit raised = lim;
+  raised.rlim_cur = want;
+  if (raised.rlim_max < want) raised.rlim_max = want;
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return;
+  raised.rlim_cur = raised.rlim_max = lim.rlim_max;  // as much as an unprivileged process may
+  if (lim.rlim_max > lim.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  spdlog::warn(
+      "You requested maxclients of {} requiring at least {} max file descriptors, but the open "
+      "files limit is {}: clients beyond about {} will be refused by the system.",
+      maxclients, want, lim.rlim_cur, lim.rlim_cur > kReserved ? lim.rlim_cur - kReserved : 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace streamd;
+
+  // streamd --check-aof [--fix] <file.manifest|file.aof>: what redis-check-aof is to Redis.
+  if (argc >= 2 && std::string_view(argv[1]) == "--check-aof") {
+    return persist::check_aof_main(argc - 2, argv + 2, stdout);
+  }
+
+  switch (config::early_action(argc, argv)) {
+    case config::EarlyAction::kVersion:
+      print_version();
+      return 0;
+    case config::EarlyAction::kHelp:
+      print_usage();
+      return 1;  // as redis-server does
+    case config::EarlyAction::kNone:
+      break;
+  }
+
+  // ---- configuration: file, then flags; any error stops startup ----
+  config::Config cfg;
+  std::string config_file;
+  {
+    std::string error;
+    if (!config::load_from_command_line(cfg, argc, argv, config_file, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
+  }
+  // Like redis-server, work inside `dir` (where persistence files live; a relative logfile is
+  // relative to it too), and report it as an absolute path.
+  if (const std::string& dir = cfg.dir(); !dir.empty() && ::chdir(dir.c_str()) != 0) {
+    std::fprintf(stderr, "Can't chdir to '%s': %s\n", dir.c_str(), std::strerror(errno));
+    return 1;
+  }
+  if (char cwd[4096]; ::getcwd(cwd, sizeof cwd) != nullptr) cfg.force_set("dir", cwd);
+  net::Settings settings = net::settings_from(cfg);
+
+  if (std::string err = net::setup_logging(cfg.logfile(), settings.loglevel); !err.empty()) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  spdlog::warn("oO0OoO0OoO0Oo streamd is starting oO0OoO0OoO0Oo");
+  spdlog::warn("streamd version={}, bits={}, pid={}, port={}, config file={}, just started",
+               kVersion, sizeof(void*) * 8, getpid(), settings.port,
+               config_file.empty() ? "(none)" : config_file);
+  if (config_file.empty()) {
+    spdlog::warn(
+        "Warning: no config file specified, using the default config. In order to specify a "
+        "config file use {} /path/to/streamd.conf",
+        argv[0]);
+  }
+
+  // A client that disconnects while we write must not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
+  raise_open_files_limit(settings.maxclients);
+
+  engine::SystemClock clock;
+  cmd::Server server(cfg, clock);
+  cmd::Dispatcher dispatcher(server);
+  asio::io_context io(1);  // one thread runs everything: the Redis model
+  net::FrontEnd front_end(io, server, dispatcher, cfg);
+
+  if (!front_end.listen()) return 1;
+  spdlog::info("Running mode=standalone, port={}.", settings.port);
+
+  // Persistence: load the AOF (or create it) before accepting clients; at shutdown, before
+  // clients are closed, flush and fsync what was acknowledged.
+  persist::AofService aof(server, dispatcher, persist::AofService::options_from(cfg));
+  if (!aof.start()) return 1;
+  front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
+
+  spdlog::warn("Server initialized");
+  front_end.start();
+  for (const std::string& ep : front_end.endpoints()) {
+    spdlog::info("Ready to accept connections at {}", ep);
+  }
+
+  io.run();
+
+  spdlog::warn("streamd is now ready to exit, bye bye...");
+  return 0;
+}

@@ -1,0 +1,347 @@
+#include "streamd/net/connection.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "streamd/commands/dispatch.h"
+#include "streamd/commands/server.h"
+#include "streamd/commands/session.h"
+#include "streamd/net/front_end.h"
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::net {
+
+namespace {
+
+constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
+
+// With no hard output limit configured, a client whose unsent replies reach this size is not
+// read from (and its commands not run) until the socket drains: memory stays bounded even when
+// client-output-buffer-limit is "normal 0 0 0".
+constexpr std::size_t kUnlimitedPauseBytes = 256ull * 1024 * 1024;
+
+// An output buffer that drains while bigger than this is released instead of kept.
+constexpr std::size_t kKeepOutputCapacity = 64 * 1024;
+
+bool would_block(const asio::error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+}  // namespace
+
+Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session)
+    : fe_(fe), socket_(std::move(socket)), session_(&session), wake_(fe.io()) {}
+
+Connection::~Connection() = default;
+
+void Connection::start() {
+  cmd::Session& s = *session_;
+  // The hooks hold a raw pointer: the session is removed (and with it the hooks) in
+  // FrontEnd::reap before the connection can be destroyed.
+  s.out = &out_;
+  s.kill = [this] { close(); };
+  s.resume = [this] { schedule_wakeup(); };
+  s.flush = [this] { schedule_wakeup(); };
+  asio::co_spawn(fe_.io(), read_loop(shared_from_this()), asio::detached);
+}
+
+asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
+  (void)self;
+  while (!closing_) {
+    if (!wants_input()) {
+      reader_parked_ = true;
+      wake_.expires_at(asio::steady_timer::time_point::max());
+      co_await wake_.async_wait(kAwait);
+      reader_parked_ = false;
+      continue;
+    }
+    // Read at least a chunk; when a big bulk is under way, make room for all of it so it arrives
+    // in few reads and is never moved again.
+    std::size_t want = std::max(InputBuffer::kReadChunk, parser_.bytes_wanted());
+    char* at = in_.prepare(want);
+    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(at, in_.free_space()), kAwait);
+    if (closing_) break;
+    if (ec) {
+      if (ec == asio::error::eof) {
+        spdlog::debug("Client closed connection {}", describe());
+      } else {
+        spdlog::debug("Reading from client: {} ({})", ec.message(), describe());
+      }
+      close();
+      break;
+    }
+    in_.commit(n);
+    cmd::Session& s = *session_;
+    s.net_in += n;
+    fe_.server().stats().net_input_bytes += n;
+    s.last_interaction_ms = fe_.server().clock().now_ms();
+    if (in_.size() > fe_.settings().client_query_buffer_limit) {
+      spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={})", describe(),
+                   in_.size());
+      close();
+      break;
+    }
+    process_input();
+  }
+}
+
+bool Connection::wants_input() const {
+  if (!session_) return false;
+  if (session_->close_after_reply) return false;  // Redis stops reading such a client
+  const OutputLimit& lim = fe_.settings().normal_output_limit;
+  if (lim.hard_bytes == 0 && pending_output() >= kUnlimitedPauseBytes) return false;
+  return true;
+}
+
+bool Connection::may_run_commands() const {
+  if (closing_ || !session_) return false;
+  const cmd::Session& s = *session_;
+  if (s.blocked || s.close_after_reply) return false;
+  const OutputLimit& lim = fe_.settings().normal_output_limit;
+  if (lim.hard_bytes == 0 && pending_output() >= kUnlimitedPauseBytes) return false;
+  return true;
+}
+
+void Connection::process_input() {
+  if (may_run_commands()) run_commands();
+  if (closing_) return;
+  fe_.after_batch();
+  if (closing_ || !session_) return;
+  if (pending_output() >= fe_.output_check_bytes() &&
+      !check_output_limits(fe_.server().clock().now_ms())) {
+    return;
+  }
+  flush();
+  update_session_counters();
+}
+
+void Connection::run_commands() {
+  cmd::Dispatcher& dispatcher = fe_.dispatcher();
+  while (may_run_commands()) {
+    cmd::Session& s = *session_;
+    if (parser_settings_gen_ != fe_.settings_generation() ||
+        parser_unauthenticated_ == s.authenticated) {
+      // Limits change with CONFIG SET and with AUTH (which may come in the middle of a pipeline).
+      resp::ParserLimits limits;
+      limits.max_bulk_len = fe_.settings().proto_max_bulk_len;
+      limits.unauthenticated = !s.authenticated;
+      parser_.set_limits(limits);
+      parser_settings_gen_ = fe_.settings_generation();
+      parser_unauthenticated_ = limits.unauthenticated;
+    }
+
+    std::size_t used = 0;
+    resp::RequestParser::Status st = parser_.parse(in_.view(), used, argv_);
+    if (st == resp::RequestParser::Status::kNeedMore) break;
+    if (st == resp::RequestParser::Status::kError) {
+      protocol_error();
+      break;
+    }
+    // consume() leaves the bytes in place, so argv_ stays valid while the command runs.
+    in_.consume(used);
+    if (argv_.empty()) continue;  // an empty inline line or an empty array
+
+    if (dispatcher.execute(s, argv_, out_) == cmd::DispatchResult::kBlocked) break;
+    fe_.reap();  // CLIENT KILL may have closed other connections (or this one)
+    if (pending_output() >= fe_.output_check_bytes() &&
+        !check_output_limits(fe_.server().clock().now_ms())) {
+      break;
+    }
+  }
+}
+
+void Connection::protocol_error() {
+  cmd::Session& s = *session_;
+  resp::ReplyWriter w(out_, s.proto);
+  w.error(parser_.error());
+  cmd::Stats& stats = fe_.server().stats();
+  ++stats.total_error_replies;
+  ++stats.errors[std::string(w.last_error_code())];
+  spdlog::debug("Protocol error ({}) from client: {}", parser_.error(), describe());
+  s.close_after_reply = true;
+  in_.consume(in_.size());
+  parser_.reset();
+}
+
+void Connection::schedule_wakeup() {
+  if (wakeup_posted_ || closing_) return;
+  wakeup_posted_ = true;
+  asio::post(fe_.io(), [self = shared_from_this()] { self->on_wakeup(); });
+}
+
+void Connection::on_wakeup() {
+  wakeup_posted_ = false;
+  if (closing_ || !session_) return;
+  // Unblocked: run what was pipelined behind the blocking command. MONITOR: just flush.
+  process_input();
+}
+
+// ---- output ----
+
+void Connection::flush() {
+  if (closing_ || write_in_flight_) return;  // a write in flight picks up out_ when it is done
+  if (out_.empty()) {
+    after_drain();
+    return;
+  }
+  if (must_hold_output()) return;
+  asio::error_code ec;
+  std::size_t n = socket_.write_some(asio::buffer(out_), ec);
+  if (would_block(ec)) {
+    n = 0;
+  } else if (ec) {
+    spdlog::debug("Error writing to client: {} ({})", ec.message(), describe());
+    close();
+    return;
+  }
+  account_output(n);
+  if (n == out_.size()) {
+    out_.clear();
+    after_drain();
+    return;
+  }
+  // The kernel took part of it: the rest goes out when the socket is writable again, and new
+  // replies collect in out_ meanwhile (the two buffers swap, keeping their capacity).
+  wbuf_.swap(out_);
+  wpos_ = n;
+  out_.clear();
+  write_async();
+}
+
+void Connection::write_async() {
+  write_in_flight_ = true;
+  socket_.async_wait(Socket::wait_write, [self = shared_from_this()](const asio::error_code& ec) {
+    self->on_writable(ec);
+  });
+}
+
+void Connection::on_writable(const asio::error_code& wait_ec) {
+  write_in_flight_ = false;
+  if (closing_) return;
+  if (wait_ec) {
+    close();
+    return;
+  }
+  while (true) {
+    asio::error_code ec;
+    std::size_t left = wbuf_.size() - wpos_;
+    std::size_t n = socket_.write_some(asio::buffer(wbuf_.data() + wpos_, left), ec);
+    if (would_block(ec)) {
+      write_async();
+      return;
+    }
+    if (ec) {
+      spdlog::debug("Error writing to client: {} ({})", ec.message(), describe());
+      close();
+      return;
+    }
+    account_output(n);
+    if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
+    wpos_ += n;
+    if (n < left) {  // the kernel buffer is full again
+      write_async();
+      update_session_counters();
+      return;
+    }
+    wbuf_.clear();
+    wpos_ = 0;
+    if (out_.empty()) break;
+    if (must_hold_output()) return;
+    wbuf_.swap(out_);
+  }
+  after_drain();
+}
+
+bool Connection::must_hold_output() {
+  if (held_ || !session_) return held_;
+  if (!fe_.server().must_hold_replies(*session_)) return false;
+  fe_.hold(shared_from_this());
+  return true;
+}
+
+// Everything produced has been handed to the kernel.
+void Connection::after_drain() {
+  soft_limit_since_ms_ = 0;
+  if (session_ && session_->close_after_reply) {
+    close();
+    return;
+  }
+  if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
+  if (wbuf_.capacity() > kKeepOutputCapacity) std::string().swap(wbuf_);
+  if (reader_parked_) wake_.cancel();
+  update_session_counters();
+}
+
+void Connection::account_output(std::size_t n) {
+  if (!session_) return;
+  session_->net_out += n;
+  fe_.server().stats().net_output_bytes += n;
+}
+
+void Connection::update_session_counters() {
+  if (!session_) return;
+  session_->query_buffer = in_.size();
+  session_->query_buffer_free = in_.capacity() - in_.size();
+  session_->output_buffer = pending_output();
+}
+
+bool Connection::check_output_limits(int64_t now_ms) {
+  const OutputLimit& lim = fe_.settings().normal_output_limit;
+  std::size_t used = pending_output();
+  bool over = lim.hard_bytes != 0 && used >= lim.hard_bytes;
+  if (lim.soft_bytes != 0 && used >= lim.soft_bytes) {
+    if (soft_limit_since_ms_ == 0) {
+      soft_limit_since_ms_ = now_ms;
+    } else if (now_ms - soft_limit_since_ms_ > lim.soft_seconds * 1000) {
+      over = true;
+    }
+  } else {
+    soft_limit_since_ms_ = 0;
+  }
+  if (!over) return true;
+  spdlog::warn("Client {} closed for overcoming of output buffer limits (omem={}).", describe(),
+               used);
+  ++fe_.server().stats().client_output_limit_disconnections;
+  close();
+  return false;
+}
+
+void Connection::cron(int64_t now_ms) {
+  if (closing_ || !session_) return;
+  const cmd::Session& s = *session_;
+  const Settings& st = fe_.settings();
+  // Blocked clients wait for as long as their command says; MONITOR clients only receive.
+  if (st.timeout_s > 0 && !s.blocked && !s.monitor &&
+      now_ms - s.last_interaction_ms > st.timeout_s * 1000) {
+    spdlog::debug("Closing idle client {}", describe());
+    close();
+    return;
+  }
+  if (pending_output() > 0 && !check_output_limits(now_ms)) return;
+  update_session_counters();
+}
+
+void Connection::close() {
+  if (closing_) return;
+  closing_ = true;
+  asio::error_code ec;
+  socket_.close(ec);  // completes the pending read or write wait with operation_aborted
+  wake_.cancel();
+  // A closed client must not be woken for a key any more (its session goes at the next reap).
+  if (session_) fe_.server().blocking().forget(*session_);
+  fe_.retire(shared_from_this());
+}
+
+std::string Connection::describe() const {
+  if (!session_) return "(closed)";
+  const cmd::Session& s = *session_;
+  return fmt::format("id={} addr={} laddr={} fd={} name={}", s.id, s.addr, s.laddr, s.fd, s.name);
+}
+
+}  // namespace streamd::net
