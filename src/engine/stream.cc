@@ -33,12 +33,12 @@ std::unique_ptr<Stream> Stream::clone() const {
   s->last_id_ = last_id_;
   s->first_id_ = first_id_;
   s->max_deleted_ = max_deleted_;
-  // Consumer groups: copy them here once they exist.
+  s->groups_ = groups_.clone();
   return s;
 }
 
 std::size_t Stream::memory_usage() const {
-  return sizeof(Stream) + nodes_.memory_usage() + node_bytes_;
+  return sizeof(Stream) + nodes_.memory_usage() + node_bytes_ + groups_.memory_usage();
 }
 
 // ---- writes ----------------------------------------------------------------------------------

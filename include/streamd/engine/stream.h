@@ -28,6 +28,7 @@
 
 #include "streamd/engine/radix_tree.h"
 #include "streamd/engine/status.h"
+#include "streamd/engine/stream_groups.h"
 #include "streamd/engine/stream_id.h"
 #include "streamd/engine/stream_node.h"
 
@@ -66,13 +67,6 @@ struct TrimResult {
 };
 
 enum class Direction : uint8_t { kForward, kBackward };
-
-// Reserved slot for consumer groups (not implemented in this layer yet). The consumer-group
-// code replaces this with the real container, e.g. RadixTree<std::unique_ptr<ConsumerGroup>>
-// keyed by group name, and extends Stream::clone(), memory_usage() and group_count().
-struct StreamGroupsSlot {
-  std::size_t size() const { return 0; }
-};
 
 class Stream {
  public:
@@ -155,9 +149,12 @@ class Stream {
   std::size_t radix_tree_keys() const { return nodes_.size(); }
   std::size_t radix_tree_nodes() const { return nodes_.node_count(); }
   std::size_t group_count() const { return groups_.size(); }
+  // The consumer groups hanging off this stream (consumer_group.h for the group API).
+  StreamGroups& groups() { return groups_; }
+  const StreamGroups& groups() const { return groups_; }
 
   // MEMORY USAGE: estimated heap bytes (the object, tree nodes, node buffers incl. malloc
-  // overhead). O(1).
+  // overhead, consumer groups). O(1) in the number of entries; linear in groups and consumers.
   std::size_t memory_usage() const;
 
  private:
@@ -174,8 +171,7 @@ class Stream {
   StreamId max_deleted_;
   std::size_t node_bytes_ = 0;  // Σ malloc_size_estimate(node capacity)
 
-  // ---- CONSUMER GROUPS: reserved for the consumer-group layer (see StreamGroupsSlot) -------
-  StreamGroupsSlot groups_;
+  StreamGroups groups_;  // consumer groups by name
 };
 
 // Walks the live entries of a range; see Stream::scan. Invalidated by any mutation.

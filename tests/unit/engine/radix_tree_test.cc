@@ -208,14 +208,14 @@ TEST(RadixTree, RandomStreamIdKeysAgainstStdMap) {
     if (r % 50 == 0) return id_key(rng(), rng());
     return id_key(1700000000000 + (r >> 8) % 3000, (r >> 40) % 40);
   };
-  random_ops(t, m, rng, 1200000, gen, 100000);
+  random_ops(t, m, rng, 700000, gen, 100000);
 }
 
 TEST(RadixTree, GrowAndShrinkToEmpty) {
   std::mt19937_64 rng(3);
   Tree t;
   Map m;
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 100000; ++i) {
     std::string k = id_key(rng() % 100000, rng() % 4);
     t.insert(k, static_cast<uint64_t>(i));
     m.emplace(k, i);
@@ -297,7 +297,7 @@ TEST(RadixTree, CopyMoveAndMutableValues) {
 TEST(RadixTree, MemoryPerKeyReport) {
   for (int per_ms : {100, 1}) {
     RadixTree<void*> t;
-    const int n = 1000000;
+    const int n = 500000;
     for (int i = 0; i < n; ++i) {
       t.insert(id_key(1700000000000 + static_cast<uint64_t>(i / per_ms),
                       static_cast<uint64_t>(i % per_ms)),

@@ -1,0 +1,327 @@
+// ConsumerGroup: one consumer group of a stream (XGROUP, XREADGROUP, XACK, XCLAIM, XAUTOCLAIM,
+// XPENDING, XINFO GROUPS/CONSUMERS). No sockets, no RESP, no client text: operations take typed
+// arguments (the caller resolves `$`, exclusive ranges, option defaults and validation) and
+// return plain data for the command layer to render and for the AOF to log.
+//
+// State, as Redis keeps it:
+// - last_delivered_id: the greatest ID delivered by `>` reads (or set by SETID / XCLAIM LASTID);
+// - entries_read: the group's logical read counter, kEntriesReadUnknown (-1) when unknown (see
+//   group_lag.h for how it moves and how lag is computed);
+// - consumers, by name, iterated in byte order of the name (as Redis's rax lists them);
+// - the PEL: PendingEntry records owned by the group, each reachable by ID from the group Pel
+//   and from its owner's Pel (see pel.h).
+// Invariants (check_invariants() verifies them all; debug builds check every touched ID):
+// - for every ID, group_pel[id] == owner->pel[id] for the record's owner, and no other
+//   consumer's Pel holds the ID; the consumer Pels' sizes add up to the group Pel's size;
+// - every owner is a consumer of this group (owner == nullptr is reserved for XNACK).
+// Consumer times follow Redis 7.2+: seen_time is the last attempted interaction (XREADGROUP,
+// XCLAIM, XAUTOCLAIM on an existing consumer), active_time the last successful one (a read
+// that returned entries, a claim that claimed some); -1 = never active.
+// Consumer creation follows redis-server 7.0.15: XREADGROUP creates it when it serves the
+// stream (the caller decides, see has_new_entries), XCLAIM/XAUTOCLAIM only when something is
+// claimed.
+//
+// Views handed out (field/value spans, consumer names) stay valid until the next mutation of the
+// stream (fields) or of this group (names); pointers to Consumers stay valid until that
+// consumer is deleted or the group destroyed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "streamd/engine/group_lag.h"
+#include "streamd/engine/pel.h"
+#include "streamd/engine/radix_tree.h"
+#include "streamd/engine/stream.h"
+#include "streamd/engine/stream_id.h"
+#include "streamd/engine/stream_node.h"
+
+namespace streamd::engine {
+
+class ConsumerGroup;
+
+// A consumer of a group: its name, times and its share of the group's PEL.
+class Consumer {
+ public:
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
+
+  const std::string& name() const { return name_; }
+  int64_t seen_time_ms() const { return seen_time_ms_; }
+  int64_t active_time_ms() const { return active_time_ms_; }
+  std::size_t pending_count() const { return pel_.size(); }
+  const Pel& pel() const { return pel_; }
+
+  // An attempted interaction that the caller handles without calling into the group (e.g. an
+  // XREADGROUP that ends up blocking).
+  void mark_seen(int64_t now_ms) { seen_time_ms_ = now_ms; }
+
+ private:
+  friend class ConsumerGroup;
+  Consumer(std::string_view name, int64_t now_ms) : name_(name), seen_time_ms_(now_ms) {}
+
+  std::string name_;
+  int64_t seen_time_ms_;
+  int64_t active_time_ms_ = -1;
+  Pel pel_;  // this consumer's pending entries (records owned by the group)
+};
+
+// One entry handed out by a read or a claim.
+struct GroupEntry {
+  StreamId id;
+  // The entry's field/value pairs (views into the stream, valid until it is next mutated);
+  // empty with JUSTID and for deleted entries.
+  std::span<const FieldValue> fields;
+  // History reads only: the entry is pending but gone from the stream (reply `[id, nil]`).
+  bool deleted = false;
+  // A PEL record was created or updated for this delivery (false under NOACK and for deleted
+  // entries). Then the record's state after the delivery follows: what the AOF logs as
+  // `XCLAIM key group consumer 0 id TIME delivery_time RETRYCOUNT delivery_count FORCE JUSTID
+  // LASTID last_delivered_id`.
+  bool pending = false;
+  int64_t delivery_time_ms = 0;
+  uint64_t delivery_count = 0;
+};
+
+// The entries of one read or claim, in reply order. Move-only: the spans point into storage
+// the batch owns (the field/value views themselves point into the stream).
+class DeliveryBatch {
+ public:
+  DeliveryBatch() = default;
+  DeliveryBatch(DeliveryBatch&&) noexcept = default;
+  DeliveryBatch& operator=(DeliveryBatch&&) noexcept = default;
+  DeliveryBatch(const DeliveryBatch&) = delete;
+  DeliveryBatch& operator=(const DeliveryBatch&) = delete;
+
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  const GroupEntry& operator[](std::size_t i) const { return entries_[i]; }
+  std::vector<GroupEntry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<GroupEntry>::const_iterator end() const { return entries_.end(); }
+
+ private:
+  friend class ConsumerGroup;
+  // Appends an entry with a copy of the field views (keeps every span valid).
+  GroupEntry& add(StreamId id, std::span<const FieldValue> fields);
+
+  std::vector<GroupEntry> entries_;
+  std::vector<FieldValue> fields_;
+  std::vector<uint32_t> field_offsets_;  // where each entry's fields start in fields_
+};
+
+// XREADGROUP (both forms).
+struct ReadResult {
+  DeliveryBatch entries;
+  // The group position after the read; when last_id_changed the AOF logs
+  // `XGROUP SETID key group last_delivered_id ENTRIESREAD entries_read`.
+  bool last_id_changed = false;
+  StreamId last_delivered_id;
+  int64_t entries_read = kEntriesReadUnknown;
+};
+
+// XCLAIM options, already parsed and resolved by the caller.
+struct ClaimOptions {
+  int64_t min_idle_ms = 0;  // negative counts as 0; 0 = no idle check
+  // IDLE/TIME resolved to a delivery time (TIME t → t; IDLE ms → delivery_time_from_idle);
+  // the last of the two options wins, as in Redis. nullopt = now. A value below 0 or above now
+  // becomes now (redis-server 7.0.15).
+  std::optional<int64_t> delivery_time_ms;
+  std::optional<uint64_t> retry_count;  // RETRYCOUNT (Redis ignores a negative one: pass nullopt)
+  bool force = false;                   // create a PEL record for a live entry that has none
+  bool justid = false;                  // no fields in the reply, no delivery_count increment
+  std::optional<StreamId> last_id;      // LASTID: raises last_delivered_id (not entries_read)
+};
+
+struct ClaimResult {
+  DeliveryBatch claimed;          // in argument order (an ID given twice is claimed twice)
+  std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
+  bool consumer_created = false;  // the consumer did not exist (xgroup-createconsumer)
+  bool last_id_changed = false;   // LASTID raised last_delivered_id
+};
+
+struct AutoClaimResult {
+  StreamId next_cursor;  // the first PEL entry not examined; 0-0 at the end of the PEL
+  DeliveryBatch claimed;
+  std::vector<StreamId> deleted;  // dropped from the PEL (they count against COUNT)
+  bool consumer_created = false;
+};
+
+// XPENDING summary form. Names are views valid until the group is next mutated.
+struct PendingSummary {
+  uint64_t count = 0;
+  StreamId first, last;                                          // only when count > 0
+  std::vector<std::pair<std::string_view, uint64_t>> consumers;  // non-empty PELs, name order
+};
+
+// One pending entry as XPENDING (idle = now - delivery_time) and XINFO STREAM FULL show it.
+struct PendingRecord {
+  StreamId id;
+  std::string_view consumer;
+  int64_t delivery_time_ms = 0;
+  uint64_t delivery_count = 0;
+};
+
+// XINFO GROUPS.
+struct GroupInfo {
+  std::string_view name;
+  uint64_t consumers = 0;
+  uint64_t pending = 0;
+  StreamId last_delivered_id;
+  std::optional<int64_t> entries_read;  // nullopt = null
+  std::optional<int64_t> lag;           // nullopt = null
+};
+
+// XINFO CONSUMERS (idle = now - seen_time; inactive = now - active_time, or -1 if never).
+struct ConsumerInfo {
+  std::string_view name;
+  uint64_t pending = 0;
+  int64_t seen_time_ms = 0;
+  int64_t active_time_ms = -1;
+};
+
+// The group part of XINFO STREAM FULL.
+struct ConsumerFullInfo {
+  ConsumerInfo info;
+  std::vector<PendingRecord> pending;  // capped by the requested count
+};
+struct GroupFullInfo {
+  GroupInfo info;
+  std::vector<PendingRecord> pending;  // capped by the requested count
+  std::vector<ConsumerFullInfo> consumers;
+};
+
+class ConsumerGroup {
+ public:
+  ConsumerGroup(std::string_view name, StreamId last_delivered_id,
+                int64_t entries_read = kEntriesReadUnknown);
+  ~ConsumerGroup();
+  ConsumerGroup(const ConsumerGroup&) = delete;
+  ConsumerGroup& operator=(const ConsumerGroup&) = delete;
+
+  // Deep copy (COPY): new consumers and records with the same content.
+  std::unique_ptr<ConsumerGroup> clone() const;
+
+  const std::string& name() const { return name_; }
+  StreamId last_delivered_id() const { return last_delivered_id_; }
+  int64_t entries_read() const { return entries_read_; }
+
+  // XGROUP SETID (the caller resolves `$` and passes kEntriesReadUnknown without ENTRIESREAD).
+  void set_last_delivered_id(StreamId id, int64_t entries_read) {
+    last_delivered_id_ = id;
+    entries_read_ = entries_read;
+  }
+
+  // ---- consumers ----------------------------------------------------------------------------
+  std::size_t consumer_count() const { return consumers_.size(); }
+  Consumer* find_consumer(std::string_view name);
+  const Consumer* find_consumer(std::string_view name) const;
+  // XGROUP CREATECONSUMER and implicit creation: the consumer and whether it is new (a new one
+  // has seen_time now and no active time).
+  std::pair<Consumer*, bool> create_consumer(std::string_view name, int64_t now_ms);
+  // XGROUP DELCONSUMER: the number of entries it had pending (now removed from the PEL), or
+  // nullopt if there is no such consumer.
+  std::optional<uint64_t> delete_consumer(std::string_view name);
+  // Calls f(const Consumer&) for every consumer in name order.
+  template <class F>
+  void for_each_consumer(F&& f) const {
+    for (auto it = consumers_.begin(); it.valid(); ++it) f(std::as_const(*it.value()));
+  }
+
+  // ---- PEL ----------------------------------------------------------------------------------
+  std::size_t pending_count() const { return pel_.size(); }
+  const Pel& pel() const { return pel_; }
+
+  // ---- XREADGROUP ---------------------------------------------------------------------------
+  // Whether a `>` read would deliver something: the stream has a live entry after
+  // last_delivered_id (redis-server serves the read, and creates the consumer, only then).
+  bool has_new_entries(const Stream& s) const;
+
+  // `>`: delivers up to `count` (0 = no limit) live entries after last_delivered_id to `c`,
+  // advancing last_delivered_id and entries_read entry by entry. Each delivered entry gets a
+  // PEL record {now, 1, c}; an entry that is already pending (after SETID moved the group back)
+  // is moved to c with its count reset to 1. NOACK leaves the PEL alone.
+  ReadResult read_new(const Stream& s, Consumer& c, std::size_t count, bool noack, int64_t now_ms);
+
+  // An explicit ID: up to `count` (0 = no limit) of c's pending entries with ID >= start. Each
+  // one still in the stream is delivered again (delivery_count + 1, delivery_time now); one gone
+  // from the stream comes back `deleted` and its record is left alone.
+  ReadResult read_history(const Stream& s, Consumer& c, StreamId start, std::size_t count,
+                          int64_t now_ms);
+
+  // ---- XACK / XCLAIM / XAUTOCLAIM -----------------------------------------------------------
+  // Removes the IDs from the PEL; returns how many were pending (duplicates count once).
+  uint64_t ack(std::span<const StreamId> ids);
+
+  // XCLAIM. For each ID in order: pending but gone from the stream → removed from the PEL and
+  // reported in `deleted`; not pending → skipped unless FORCE and the entry exists (a record
+  // {now, 1} is created and claimed without an idle check); pending but idle < min_idle →
+  // skipped; otherwise moved to the consumer (created on the first claim) with the delivery time
+  // and count the options say.
+  ClaimResult claim(const Stream& s, std::string_view consumer, std::span<const StreamId> ids,
+                    const ClaimOptions& opts, int64_t now_ms);
+
+  // XAUTOCLAIM: walks the PEL from `start` (inclusive; the caller steps past an exclusive
+  // start) examining at most count * 10 entries: a deleted entry is removed and reported (and
+  // counts against `count`), an entry idle for less than min_idle is skipped, any other is
+  // claimed (delivery time now, count + 1 unless justid) until `count` are done.
+  AutoClaimResult autoclaim(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
+                            StreamId start, std::size_t count, bool justid, int64_t now_ms);
+
+  // The delivery time XCLAIM IDLE ms means: now - ms, wrapping like Redis's 64-bit arithmetic
+  // (claim() then turns anything outside [0, now] into now).
+  static int64_t delivery_time_from_idle(int64_t now_ms, int64_t idle_ms) {
+    return static_cast<int64_t>(static_cast<uint64_t>(now_ms) - static_cast<uint64_t>(idle_ms));
+  }
+
+  // ---- XPENDING -----------------------------------------------------------------------------
+  PendingSummary pending_summary() const;
+  // Extended form: up to `count` entries (0 = none) with start <= id <= end, of one consumer if
+  // given (none if it does not exist), skipping entries idle for less than min_idle_ms.
+  std::vector<PendingRecord> pending_range(StreamId start, StreamId end, std::size_t count,
+                                           int64_t min_idle_ms, int64_t now_ms,
+                                           std::optional<std::string_view> consumer = {}) const;
+
+  // ---- XINFO --------------------------------------------------------------------------------
+  std::optional<int64_t> lag(const Stream& s) const {
+    return group_lag(s, last_delivered_id_, entries_read_);
+  }
+  GroupInfo info(const Stream& s) const;
+  std::vector<ConsumerInfo> consumers_info() const;
+  // `count` caps every pending list (0 = no cap).
+  GroupFullInfo full_info(const Stream& s, std::size_t count) const;
+
+  // ---- memory and checks --------------------------------------------------------------------
+  // Estimated heap bytes of the whole group (object, name, consumers, trees, records).
+  std::size_t memory_usage() const;
+  // Heap bytes of the PEL alone: both kinds of trees and the records.
+  std::size_t pel_memory_usage() const;
+
+  // Verifies every invariant listed at the top of this file; on failure, says which in *why.
+  bool check_invariants(std::string* why = nullptr) const;
+
+ private:
+  // Moves a pending record to `c` (no-op if it already belongs to c).
+  void assign(StreamId id, PendingEntry* e, Consumer* c);
+  // Removes a record from both Pels and frees it.
+  void drop(StreamId id, PendingEntry* e);
+  // Copies the live entry `id` into the batch; nullptr if the stream no longer has it.
+  GroupEntry* add_stream_entry(const Stream& s, StreamId id, DeliveryBatch& out);
+  // Debug builds: the group and owner Pels agree about this ID.
+  void debug_check_id(StreamId id) const;
+
+  std::string name_;
+  StreamId last_delivered_id_;
+  int64_t entries_read_ = kEntriesReadUnknown;
+  RadixTree<Consumer*> consumers_;   // name → consumer (owned)
+  Pel pel_;                          // every pending record (owned)
+  std::vector<FieldValue> scratch_;  // reused by add_stream_entry
+};
+
+}  // namespace streamd::engine

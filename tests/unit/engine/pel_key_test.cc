@@ -1,0 +1,87 @@
+// PelKey: the compact key of the PEL trees must round-trip and sort exactly as IDs do.
+#include "streamd/engine/pel.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace streamd::engine {
+namespace {
+
+std::vector<StreamId> interesting_ids() {
+  std::vector<uint64_t> parts{0,          1,
+                              2,          0xF6,
+                              0xF7,       0xF8,
+                              0xFF,       0x100,
+                              0x101,      0xFFFF,
+                              0x10000,    0xFFFFFF,
+                              1ull << 32, (1ull << 56) - 1,
+                              1ull << 56, UINT64_MAX - 1,
+                              UINT64_MAX};
+  std::vector<StreamId> ids;
+  for (uint64_t ms : parts) {
+    for (uint64_t seq : parts) ids.push_back({ms, seq});
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t ms = rng() >> (rng() % 64);
+    uint64_t seq = rng() >> (rng() % 64);
+    ids.push_back({ms, seq});
+  }
+  return ids;
+}
+
+TEST(PelKey, RoundTripsAndKeepsIdOrder) {
+  std::vector<StreamId> ids = interesting_ids();
+  std::vector<std::pair<std::string, StreamId>> keyed;
+  for (StreamId id : ids) {
+    PelKey k(id);
+    ASSERT_EQ(PelKey::decode(k.view()), id) << id.to_string();
+    keyed.emplace_back(std::string(k.view()), id);
+  }
+  // Byte order of the keys (as the radix tree sorts them) equals ID order.
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 1; i < keyed.size(); ++i) {
+    ASSERT_LE(keyed[i - 1].second, keyed[i].second)
+        << keyed[i - 1].second.to_string() << " vs " << keyed[i].second.to_string();
+    if (keyed[i - 1].second == keyed[i].second) {
+      ASSERT_EQ(keyed[i - 1].first, keyed[i].first);
+    }
+  }
+  EXPECT_EQ(PelKey({5, 0}).view().size(), 8u);
+  EXPECT_EQ(PelKey({5, 247}).view().size(), 9u);
+  EXPECT_EQ(PelKey({5, 248}).view().size(), 10u);
+  EXPECT_EQ(PelKey({5, 1000}).view().size(), 11u);
+  EXPECT_EQ(PelKey(StreamId::max()).view().size(), PelKey::kMaxSize);
+}
+
+TEST(PelKey, PelSeeksInIdOrder) {
+  Pel pel;
+  std::vector<PendingEntry> records(200);
+  std::vector<StreamId> ids;
+  for (uint64_t i = 0; i < 200; ++i) ids.push_back({1000 + i / 3, (i % 3) * 200});
+  for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_TRUE(pel.insert(ids[i], &records[i]));
+  EXPECT_FALSE(pel.insert(ids[7], &records[8]));
+  EXPECT_TRUE(pel.check_tree());
+  EXPECT_EQ(pel.first_id(), ids.front());
+  EXPECT_EQ(pel.last_id(), ids.back());
+  EXPECT_EQ(pel.find(ids[5]), &records[5]);
+  EXPECT_EQ(pel.find({1000, 1}), nullptr);
+  Pel::Iterator it = pel.seek({1001, 1});
+  ASSERT_TRUE(it.valid());
+  EXPECT_EQ(it.id(), (StreamId{1001, 200}));
+  it = pel.seek({1001, 200}, SeekOp::kGt);
+  EXPECT_EQ(it.id(), (StreamId{1001, 400}));
+  std::size_t n = 0;
+  for (Pel::Iterator p = pel.begin(); p.valid(); ++p) ASSERT_EQ(p.id(), ids[n++]);
+  EXPECT_EQ(n, ids.size());
+  EXPECT_EQ(pel.erase(ids[3]), &records[3]);
+  EXPECT_EQ(pel.erase(ids[3]), nullptr);
+  EXPECT_EQ(pel.size(), 199u);
+}
+
+}  // namespace
+}  // namespace streamd::engine
