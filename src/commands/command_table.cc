@@ -4,6 +4,7 @@
 #include <string>
 
 #include "streamd/commands/args.h"
+#include "streamd/commands/persistence_commands.h"
 
 namespace streamd::cmd {
 
@@ -71,6 +72,7 @@ void register_all_commands(CommandTable& t) {
   register_string_commands(t);
   register_transaction_commands(t);
   register_server_commands(t);
+  register_persistence_commands(t);
   register_introspection_commands(t);
   register_stream_commands(t);
 }

@@ -5,6 +5,8 @@
 #include "streamd/commands/args.h"
 #include "streamd/commands/context.h"
 #include "streamd/commands/error_text.h"
+#include "streamd/commands/propagation_rewrite.h"
+#include "streamd/commands/monitor.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::cmd {
@@ -71,7 +73,16 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
 
   auto reject = [&](const CommandSpec* spec, std::string_view msg) {
     if (s.in_multi) s.multi_error = true;
-    w.error(msg);
+    if (spec && spec->name == "exec") {
+      // A rejected EXEC discards the transaction (in or out of MULTI, as Redis does).
+      s.in_multi = false;
+      s.multi_error = false;
+      s.queued.clear();
+      server_.unwatch_all(s);
+      w.error(errors::exec_abort(msg));
+    } else {
+      w.error(msg);
+    }
     ++st.total_error_replies;
     ++st.errors[std::string(w.last_error_code())];
     if (spec) ++st.commands[spec->full_name].rejected_calls;
@@ -133,10 +144,12 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   // A write that changed something propagates its own argv unless it gave explicit records (a
   // command that parks the client has not done its work yet).
   if (!ctx.explicit_propagation && !ctx.block_requested && (spec.flags & kWrite) &&
-      (ctx.dirty > 0 || server_.changes() != changes_before)) {
-    server_.propagate(db_before, argv);
+      (ctx.dirty > 0 || server_.changes() != changes_before) && server_.propagating()) {
+    if (!propagate_rewritten(server_, db_before, spec, argv)) server_.propagate(db_before, argv);
   }
   server_.end_unit(&s);
+  // MONITOR shows a command once, when it first runs (a wake-up re-run is not shown again).
+  if (rerun_deadline < 0) feed_monitors(server_, s, spec, argv);
 
   if (ctx.block_requested) {
     std::vector<std::string> rerun = std::move(ctx.block_argv);

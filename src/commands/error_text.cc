@@ -5,13 +5,15 @@
 namespace streamd::cmd::errors {
 
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
-  // Redis truncates the echoed command name and arguments to 128 bytes each.
-  auto clip = [](std::string_view s) { return s.substr(0, 128); };
-  std::string msg = fmt::format("ERR unknown command '{}', with args beginning with: ", clip(name));
-  for (std::size_t i = 0; i < args.size() && msg.size() < 128 + 64; ++i) {
-    msg += fmt::format("'{}' ", clip(args[i]));
+  // Redis formats with C strings: an argument ends at its first NUL byte. The echoed arguments
+  // stop once they reach 128 bytes, and each is cut to what is left of those 128.
+  auto cstr = [](std::string_view s) { return s.substr(0, s.find('\0')); };
+  std::string echoed;
+  for (std::size_t i = 0; i < args.size() && echoed.size() < 128; ++i) {
+    echoed += fmt::format("'{}' ", cstr(args[i]).substr(0, 128 - echoed.size()));
   }
-  return msg;
+  return fmt::format("ERR unknown command '{}', with args beginning with: {}",
+                     cstr(name).substr(0, 128), echoed);
 }
 
 std::string wrong_arity(std::string_view full_name) {
@@ -27,8 +29,33 @@ std::string unknown_subcommand_or_arity(std::string_view sub, std::string_view c
                      sub.substr(0, 128), container);
 }
 
-std::string not_allowed_in_multi(std::string_view name) {
-  return fmt::format("ERR Command not allowed inside a transaction", name);
+std::string exec_abort(std::string_view error) {
+  if (error.substr(0, 4) == "ERR ") error.remove_prefix(4);
+  return fmt::format("EXECABORT Transaction discarded because of: {}", error);
+}
+
+std::string hello_syntax(std::string_view option) {
+  return fmt::format("ERR Syntax error in HELLO option '{}'", option);
+}
+
+std::string unrecognized_option(std::string_view option) {
+  return fmt::format("ERR Unrecognized option '{}'", option);
+}
+
+std::string invalid_client_attr(std::string_view attr) {
+  return fmt::format("ERR {} cannot contain spaces, newlines or special characters.", attr);
+}
+
+std::string unknown_client_type(std::string_view type) {
+  return fmt::format("ERR Unknown client type '{}'", type);
+}
+
+std::string no_such_user(std::string_view user) {
+  return fmt::format("ERR No such user '{}'", user);
+}
+
+std::string debug_protocol_unsupported(std::string_view type) {
+  return fmt::format("ERR DEBUG PROTOCOL {} is not supported by streamd", type);
 }
 
 std::string_view text(engine::Err err) {
@@ -96,6 +123,10 @@ std::string invalid_expire_time(std::string_view full_name) {
 
 std::string unsupported_option(std::string_view option) {
   return fmt::format("ERR Unsupported option {}", option);
+}
+
+std::string aof_write_error(std::string_view reason) {
+  return fmt::format("MISCONF Errors writing to the AOF file: {}", reason);
 }
 
 }  // namespace streamd::cmd::errors

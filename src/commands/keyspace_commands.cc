@@ -14,6 +14,7 @@
 #include "streamd/commands/context.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/keyspace_support.h"
+#include "streamd/config/glob.h"
 
 namespace streamd::cmd {
 
@@ -58,12 +59,11 @@ void type_command(Context& ctx) {
 // ---- KEYS / SCAN / RANDOMKEY / DBSIZE -------------------------------------------------------
 
 void keys_command(Context& ctx) {
-  std::string_view pattern = ctx.arg(1);
-  bool all = pattern == "*";
+  config::GlobMatcher pattern{std::string(ctx.arg(1))};
   auto d = ctx.reply.defer();
   std::size_t n = 0;
   ctx.db().for_each([&](const std::string& key, const engine::Entry&) {
-    if (all || glob_match(pattern, key)) {
+    if (pattern.matches(key)) {
       ctx.reply.bulk(key);
       ++n;
     }
@@ -90,8 +90,7 @@ void scan_command(Context& ctx) {
     return;
   }
   long long count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
+  std::optional<config::GlobMatcher> pattern;
   std::string_view type;
   bool use_type = false;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
@@ -106,8 +105,7 @@ void scan_command(Context& ctx) {
       }
       count = *v;
     } else if (iequals(opt, "match") && has_value) {
-      pattern = ctx.arg(i + 1);
-      use_pattern = pattern != "*";
+      pattern.emplace(std::string(ctx.arg(i + 1)));
     } else if (iequals(opt, "type") && has_value) {
       type = ctx.arg(i + 1);
       use_type = true;
@@ -120,7 +118,7 @@ void scan_command(Context& ctx) {
   std::vector<const std::string*> keys;
   uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(count),
                                 [&](const std::string& key, const engine::Entry& e) {
-                                  if (use_pattern && !glob_match(pattern, key)) return;
+                                  if (pattern && !pattern->matches(key)) return;
                                   if (use_type && !iequals(type, type_name(e.value))) return;
                                   keys.push_back(&key);
                                 });

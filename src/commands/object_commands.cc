@@ -11,6 +11,7 @@
 #include "streamd/commands/context.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/keyspace_support.h"
+#include "streamd/config/values.h"
 
 namespace streamd::cmd {
 
@@ -18,6 +19,8 @@ namespace {
 
 // Redis's refcount for objects from its shared pool (they are never freed).
 constexpr long long kSharedRefcount = std::numeric_limits<int>::max();
+// Redis's LFU counter of a new key (LFU_INIT_VAL).
+constexpr long long kLfuInitialCounter = 5;
 
 void help_reply(Context& ctx, std::span<const std::string_view> lines) {
   ctx.reply.array(lines.size());
@@ -57,17 +60,34 @@ void object_refcount(Context& ctx) {
   ctx.reply.integer(shared ? kSharedRefcount : 1);
 }
 
+// Under an LFU maxmemory policy Redis keeps an access frequency instead of the access time.
+bool lfu_policy(Context& ctx) {
+  auto p = ctx.server.config().maxmemory_policy();
+  return p == config::MaxmemoryPolicy::kVolatileLfu || p == config::MaxmemoryPolicy::kAllkeysLfu;
+}
+
 void object_idletime(Context& ctx) {
   engine::Entry* e = object_lookup(ctx);
   if (!e) return;
+  if (lfu_policy(ctx)) {
+    ctx.reply.error(errors::kLfuSelected);
+    return;
+  }
   // Redis compares access times on a clock with one-second resolution.
   int64_t idle_s = ctx.now_ms / 1000 - e->access_ms / 1000;
   ctx.reply.integer(idle_s > 0 ? idle_s : 0);
 }
 
 void object_freq(Context& ctx) {
-  // Access frequency is only kept under an LFU maxmemory policy, which streamd does not have.
-  if (object_lookup(ctx)) ctx.reply.error(errors::kLfuNotSelected);
+  engine::Entry* e = object_lookup(ctx);
+  if (!e) return;
+  if (!lfu_policy(ctx)) {
+    ctx.reply.error(errors::kLfuNotSelected);
+    return;
+  }
+  // streamd does not evict, so it keeps no logarithmic access counter: answer the counter Redis
+  // gives a key that was just created.
+  ctx.reply.integer(kLfuInitialCounter);
 }
 
 constexpr std::array<std::string_view, 15> kObjectHelp = {
@@ -148,8 +168,8 @@ void memory_help(Context& ctx) {
   help_reply(ctx, kMemoryHelp);
 }
 
-CommandSpec sub(std::string_view name, int arity, uint32_t flags, std::string_view acl, int key,
-                Handler h) {
+CommandSpec sub(std::string_view group, std::string_view name, int arity, uint32_t flags,
+                std::string_view acl, int key, Handler h) {
   return CommandSpec{.name = name,
                      .arity = arity,
                      .flags = flags,
@@ -158,7 +178,7 @@ CommandSpec sub(std::string_view name, int arity, uint32_t flags, std::string_vi
                      .last_key = key,
                      .step = key ? 1 : 0,
                      .handler = h,
-                     .group = "generic"};
+                     .group = group};
 }
 
 }  // namespace
@@ -174,25 +194,26 @@ void register_object_commands(CommandTable& t) {
       .last_key = 0,
       .step = 0,
       .handler = nullptr,
-      .subcommands = {sub("encoding", 3, kReadonly, kKeyRead, 2, object_encoding),
-                      sub("freq", 3, kReadonly, kKeyRead, 2, object_freq),
-                      sub("help", 2, kLoading | kStale, "keyspace slow", 0, object_help),
-                      sub("idletime", 3, kReadonly, kKeyRead, 2, object_idletime),
-                      sub("refcount", 3, kReadonly, kKeyRead, 2, object_refcount)},
+      .subcommands = {sub("generic", "encoding", 3, kReadonly, kKeyRead, 2, object_encoding),
+                      sub("generic", "freq", 3, kReadonly, kKeyRead, 2, object_freq),
+                      sub("generic", "help", 2, kLoading | kStale, "keyspace slow", 0, object_help),
+                      sub("generic", "idletime", 3, kReadonly, kKeyRead, 2, object_idletime),
+                      sub("generic", "refcount", 3, kReadonly, kKeyRead, 2, object_refcount)},
       .group = "generic"});
-  t.add(CommandSpec{.name = "memory",
-                    .arity = -2,
-                    .flags = 0,
-                    .acl_categories = "slow",
-                    .first_key = 0,
-                    .last_key = 0,
-                    .step = 0,
-                    .handler = nullptr,
-                    .subcommands = {sub("help", 2, kLoading | kStale, "slow", 0, memory_help),
-                                    sub("malloc-stats", 2, 0, "slow", 0, memory_malloc_stats),
-                                    sub("purge", 2, 0, "slow", 0, memory_purge),
-                                    sub("usage", -3, kReadonly, "read slow", 2, memory_usage)},
-                    .group = "server"});
+  t.add(CommandSpec{
+      .name = "memory",
+      .arity = -2,
+      .flags = 0,
+      .acl_categories = "slow",
+      .first_key = 0,
+      .last_key = 0,
+      .step = 0,
+      .handler = nullptr,
+      .subcommands = {sub("server", "help", 2, kLoading | kStale, "slow", 0, memory_help),
+                      sub("server", "malloc-stats", 2, 0, "slow", 0, memory_malloc_stats),
+                      sub("server", "purge", 2, 0, "slow", 0, memory_purge),
+                      sub("server", "usage", -3, kReadonly, "read slow", 2, memory_usage)},
+      .group = "server"});
 }
 
 }  // namespace streamd::cmd

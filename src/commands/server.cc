@@ -101,7 +101,7 @@ void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
     ++stats_.expired_keys;
     // As Redis does, an expiry propagates as DEL, before what the running command (if any)
     // propagates; outside a command (active expiry) it is a unit of its own.
-    if (persistence_) {
+    if (propagating()) {
       begin_unit();
       propagation_.add(db, {"DEL", key});
       end_unit(nullptr);

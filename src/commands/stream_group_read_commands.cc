@@ -51,6 +51,19 @@ void xreadgroup(Context& ctx) {
     std::string_view key = ctx.arg(a.streams_pos + i);
     std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
     bool replied = false;
+    if (ctx.rerun_deadline_ms >= 0) {
+      // A blocked XREADGROUP woken because its key or group went away gets Redis's wake-up
+      // errors rather than the ones of a fresh call.
+      engine::Entry* e = ctx.db().find(key);
+      if (!e || !e->value.is_stream()) {
+        ctx.reply.error("UNBLOCKED the stream key no longer exists");
+        return;
+      }
+      if (!e->value.stream().groups().find(a.group)) {
+        ctx.reply.error("NOGROUP the consumer group this client was blocked on no longer exists");
+        return;
+      }
+    }
     Stream* s = find_stream(ctx, key, replied);
     if (replied) return;
     ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;

@@ -46,12 +46,12 @@ void range_generic(Context& ctx, bool rev) {
   bool replied = false;
   Stream* s = find_stream(ctx, ctx.arg(1), replied);
   if (replied) return;
-  if (count == 0) {  // COUNT 0 (or negative) answers a null array, even for a missing key
-    ctx.reply.null_array();
-    return;
-  }
   if (!s) {
     ctx.reply.empty_array();
+    return;
+  }
+  if (count == 0) {  // COUNT 0 (or negative) answers a null array
+    ctx.reply.null_array();
     return;
   }
   write_range(ctx.reply, *s, *start, *end, count < 0 ? 0 : static_cast<std::size_t>(count),
@@ -84,6 +84,12 @@ void xread(Context& ctx) {
     std::string_view key = ctx.arg(a.streams_pos + i);
     std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
     bool replied = false;
+    if (ctx.rerun_deadline_ms >= 0) {
+      // A woken XREAD whose key now holds another type keeps waiting, as in Redis (only a
+      // stream makes a plain XREAD ready).
+      engine::Entry* e = ctx.db().find(key);
+      if (e && !e->value.is_stream()) continue;
+    }
     streams[i] = find_stream(ctx, key, replied);
     if (replied) return;
     if (id == "$") {

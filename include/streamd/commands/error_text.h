@@ -42,6 +42,52 @@ inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 
+// ---- connection, server, introspection ---------------------------------------------------------
+inline constexpr std::string_view kProtocolVersionNotInteger =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
+    "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
+    "version at the same time";
+inline constexpr std::string_view kInvalidClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
+inline constexpr std::string_view kNoSuchClient = "ERR No such client";
+inline constexpr std::string_view kClientIdNotPositive = "ERR client-id should be greater than 0";
+inline constexpr std::string_view kUnblockReason =
+    "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
+inline constexpr std::string_view kInvalidCommandSpecified = "ERR Invalid command specified";
+inline constexpr std::string_view kInvalidArgumentCount =
+    "ERR Invalid number of arguments specified for command";
+inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kDebugProtocolType =
+    "ERR Wrong protocol type name. Please use one of the following: "
+    "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+inline constexpr std::string_view kFunctionFlushMode =
+    "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+inline constexpr std::string_view kSlowlogCount =
+    "ERR count should be greater than or equal to -1";
+inline constexpr std::string_view kMonitorDenyBlocking =
+    "ERR MONITOR isn't allowed for DENY BLOCKING client";
+inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
+inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+// "ERR Syntax error in HELLO option 'BOGUS'"
+std::string hello_syntax(std::string_view option);
+// "ERR Unrecognized option 'foo'" (CLIENT SETINFO)
+std::string unrecognized_option(std::string_view option);
+// "ERR lib-name cannot contain spaces, newlines or special characters." (CLIENT SETINFO)
+std::string invalid_client_attr(std::string_view attr);
+// "ERR Unknown client type 'foo'"
+std::string unknown_client_type(std::string_view type);
+// "ERR No such user 'bob'"
+std::string no_such_user(std::string_view user);
+// "ERR DEBUG PROTOCOL attrib is not supported by streamd"
+std::string debug_protocol_unsupported(std::string_view type);
+
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' "
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args);
 // "ERR wrong number of arguments for 'xadd' command" ("'xgroup|create'" for subcommands)
@@ -51,8 +97,8 @@ std::string unknown_subcommand(std::string_view sub, std::string_view container)
 // "ERR unknown subcommand or wrong number of arguments for 'foo'. Try XGROUP HELP." (XGROUP,
 // XINFO and other containers whose subcommands Redis dispatches by hand)
 std::string unknown_subcommand_or_arity(std::string_view sub, std::string_view container);
-// "ERR Command not allowed inside a transaction" style texts for MULTI.
-std::string not_allowed_in_multi(std::string_view name);
+// EXEC rejected before it runs (arity, auth): the transaction is discarded with this text.
+std::string exec_abort(std::string_view error);
 
 // The text for an engine error (for errors whose wording does not depend on the command).
 std::string_view text(engine::Err err);
@@ -69,9 +115,23 @@ inline constexpr std::string_view kExpireGtLtIncompatible =
 inline constexpr std::string_view kLfuNotSelected =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+inline constexpr std::string_view kLfuSelected =
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
 // "ERR invalid expire time in 'set' command"
 std::string invalid_expire_time(std::string_view full_name);
 // "ERR Unsupported option BOGUS" (EXPIRE family)
 std::string unsupported_option(std::string_view option);
+
+// ---- persistence (AOF) ----------------------------------------------------------------------
+inline constexpr std::string_view kAofRewriteInProgress =
+    "ERR Background append only file rewriting already in progress";
+inline constexpr std::string_view kAofRewriteFailed =
+    "ERR Can't execute an AOF background rewriting. Please check the server logs for more "
+    "information.";
+inline constexpr std::string_view kWaitaofAppendonlyOff =
+    "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
+// "MISCONF Errors writing to the AOF file: No space left on device" (writes refused)
+std::string aof_write_error(std::string_view reason);
 
 }  // namespace streamd::cmd::errors

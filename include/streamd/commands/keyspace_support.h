@@ -1,6 +1,7 @@
 // Helpers shared by the generic keyspace, string and transaction commands: key lookups that
 // behave like Redis's lookupKeyRead / lookupKeyWrite (lazy expiry, access time, keyspace
-// hits/misses), expire-time arguments, glob patterns and MEMORY USAGE estimates.
+// hits/misses), expire-time arguments and MEMORY USAGE estimates. (Glob patterns for KEYS and
+// SCAN MATCH are config::GlobMatcher.)
 #pragma once
 
 #include <cstddef>
@@ -34,10 +35,6 @@ std::optional<long long> int_arg_or_reply(Context& ctx, std::string_view arg);
 enum class ExpireUnit { kSeconds, kMilliseconds };
 std::optional<int64_t> expire_arg_or_reply(Context& ctx, std::string_view arg, ExpireUnit unit,
                                            bool relative);
-
-// Redis's glob-style matching (KEYS, SCAN MATCH): '*', '?', '[...]' with '^' and ranges, and
-// '\' escapes. An empty subject matches only an empty pattern (callers short-cut a lone "*").
-bool glob_match(std::string_view pattern, std::string_view subject, bool nocase = false);
 
 // The TYPE name of a value ("string", "stream").
 std::string_view type_name(const engine::Value& v);

@@ -39,8 +39,10 @@ class Persistence : public PropagationSink {
  public:
   enum class RewriteStart { kStarted, kScheduled, kAlreadyInProgress, kFailed };
 
-  // BGREWRITEAOF: starts a background rewrite now, or schedules it when one cannot start yet.
-  virtual RewriteStart start_rewrite() = 0;
+  // BGREWRITEAOF: starts a background rewrite now, or schedules it (for the next cron tick) when
+  // one cannot start yet or `schedule_only` (inside EXEC: forking there would snapshot a
+  // transaction whose records are not written yet).
+  virtual RewriteStart start_rewrite(bool schedule_only) = 0;
 
   // WAITAOF: makes sure everything up to `ticket` is fsynced (fsyncing now if needed); returns
   // whether it is.

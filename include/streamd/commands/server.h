@@ -59,10 +59,11 @@ class Server final : public engine::KeyObserver {
   // The AOF, once startup has loaded it; null while loading and when persistence is off.
   void set_persistence(Persistence* p) { persistence_ = p; }
   Persistence* persistence() const { return persistence_; }
-  bool propagating() const { return persistence_ != nullptr; }
+  // Whether records are wanted at all (an AOF is attached and appendonly is on).
+  bool propagating() const { return persistence_ && persistence_->aof_enabled(); }
   template <class Str>
   void propagate(int db, std::span<const Str> argv) {
-    if (persistence_) propagation_.add(db, argv);
+    if (propagating()) propagation_.add(db, argv);
   }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the sink and `s` (if any) gets the ticket.

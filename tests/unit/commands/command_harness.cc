@@ -184,8 +184,8 @@ std::vector<std::string> SortedBulks(std::string_view raw) {
     pos = eol + 2 + static_cast<std::size_t>(n) + 2;
     if (out.size() == 1) scan_cursor_end = pos;
   }
-  bool scan = raw.substr(0, 4) == "*2\r\n" && scan_cursor_end < raw.size() &&
-              raw[scan_cursor_end] == '*';
+  bool scan =
+      raw.substr(0, 4) == "*2\r\n" && scan_cursor_end < raw.size() && raw[scan_cursor_end] == '*';
   if (scan && !out.empty()) out.erase(out.begin());
   std::sort(out.begin(), out.end());
   return out;

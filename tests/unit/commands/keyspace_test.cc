@@ -67,28 +67,6 @@ TEST_F(KeyspaceTest, KeysPatterns) {
   EXPECT_EQ(Run({"KEYS", "nomatch*"}), "*0\r\n");
 }
 
-TEST(KeyspaceGlobTest, MatchesLikeRedis) {
-  EXPECT_TRUE(cmd::glob_match("*", "anything"));
-  EXPECT_TRUE(cmd::glob_match("a*", "a"));
-  EXPECT_TRUE(cmd::glob_match("*a*b*", "xxaxxbxx"));
-  EXPECT_FALSE(cmd::glob_match("*a*b", "xxaxxbxx"));
-  EXPECT_TRUE(cmd::glob_match("h?llo", "hello"));
-  EXPECT_FALSE(cmd::glob_match("h?llo", "hllo"));
-  EXPECT_TRUE(cmd::glob_match("[]a]", "a") == false);  // "[]" is an empty set, then "a]"
-  EXPECT_TRUE(cmd::glob_match("[z-a]", "m"));          // reversed ranges are swapped
-  EXPECT_TRUE(cmd::glob_match("[\\]]", "]"));
-  EXPECT_TRUE(cmd::glob_match("a[bc", "ac"));  // an unclosed set runs to the end of the pattern
-  EXPECT_FALSE(cmd::glob_match("a[", "ab"));
-  EXPECT_TRUE(cmd::glob_match("a\\", "a\\"));  // a trailing backslash is literal
-  EXPECT_FALSE(cmd::glob_match("*", ""));      // callers short-cut "*" themselves, as Redis does
-  EXPECT_TRUE(cmd::glob_match("", ""));
-  EXPECT_TRUE(cmd::glob_match("HELLO", "hello", true));
-  EXPECT_FALSE(cmd::glob_match("HELLO", "hello"));
-  // Pathological patterns stay fast (no exponential backtracking).
-  std::string s(2000, 'a');
-  EXPECT_FALSE(cmd::glob_match("*a*a*a*a*a*a*a*a*a*a*b", s));
-}
-
 TEST_F(KeyspaceTest, ScanVisitsEveryKeyAcrossResizes) {
   for (int i = 0; i < 500; ++i) Run({"SET", "k" + std::to_string(i), "v"});
   std::set<std::string> seen;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "command_harness.h"
@@ -248,7 +249,7 @@ TEST_F(StringsTest, Incrbyfloat) {
 
 TEST_F(StringsTest, AppendRespectsProtoMaxBulkLen) {
   // The limit is proto-max-bulk-len; lower it so the test does not need 512 MB.
-  ASSERT_EQ(Run({"CONFIG", "SET", "proto-max-bulk-len", "1048576"}), kOk);
+  ASSERT_EQ(h.config().set("proto-max-bulk-len", "1048576"), std::nullopt);
   Run({"SET", "big", std::string(1048570, 'x')});
   EXPECT_EQ(Run({"APPEND", "big", "123456"}), ":1048576\r\n");
   EXPECT_EQ(Run({"APPEND", "big", "7"}),

@@ -1,0 +1,23 @@
+// INFO: the text of the requested sections (the server family registers the command).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace streamd::cmd {
+
+class Context;
+
+// The INFO text for the given section arguments (none: the default sections; "all",
+// "everything", "default" and section names, case-insensitive, combine; unknown names are
+// ignored). Sections come in Redis's order whatever the argument order.
+std::string info_text(Context& ctx, std::span<const std::string_view> sections);
+
+// The INFO command handler.
+void info(Context& ctx);
+
+// Remembers the allocator's usage at startup (used_memory_startup); called once early.
+void record_startup_memory();
+
+}  // namespace streamd::cmd

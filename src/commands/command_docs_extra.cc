@@ -1,0 +1,128 @@
+// Hand-written COMMAND DOCS / COMMAND INFO data for commands and subcommands that redis-server
+// 7.0.15 does not have (so tools/gen_command_docs.py cannot fetch them), written from the Redis
+// documentation of the version that introduced them. Each entry gives the same two RESP3 parts
+// as a generated one: the COMMAND INFO tail (tips, key specs) and the COMMAND DOCS pairs.
+//
+// Add an entry here when you add such a command to the table; the table test fails for a row
+// without documentation. Keep the matching line in tests/data/command_list_extra.txt.
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "command_docs_internal.h"
+
+namespace streamd::cmd::docs {
+
+namespace {
+
+// RESP3 builders. Every function returns the encoding of one value.
+std::string bulk(std::string_view s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
+}
+[[maybe_unused]] std::string integer(long long v) {
+  return ":" + std::to_string(v) + "\r\n";
+}
+std::string aggregate(char type, std::initializer_list<std::string> items) {
+  std::string out = type + std::to_string(items.size()) + "\r\n";
+  for (const auto& i : items) out += i;
+  return out;
+}
+std::string array(std::initializer_list<std::string> items) {
+  return aggregate('*', items);
+}
+// A set of simple strings (argument flags, key spec flags).
+[[maybe_unused]] std::string flags(std::initializer_list<std::string_view> names) {
+  std::string out = "~" + std::to_string(names.size()) + "\r\n";
+  for (auto n : names) out += "+" + std::string(n) + "\r\n";
+  return out;
+}
+// A set of bulk strings (command tips).
+std::string tips(std::initializer_list<std::string_view> names) {
+  std::string out = "~" + std::to_string(names.size()) + "\r\n";
+  for (auto n : names) out += bulk(n);
+  return out;
+}
+using Pairs = std::initializer_list<std::pair<std::string_view, std::string>>;
+std::string pairs_body(Pairs pairs) {
+  std::string out;
+  for (const auto& [k, v] : pairs) out += bulk(k) + v;
+  return out;
+}
+std::string map(Pairs pairs) {
+  return "%" + std::to_string(pairs.size()) + "\r\n" + pairs_body(pairs);
+}
+
+// Argument descriptions as COMMAND DOCS shows them.
+std::string token_arg(std::string_view name, std::string_view token) {
+  return map({{"name", bulk(name)}, {"type", bulk("pure-token")}, {"token", bulk(token)}});
+}
+
+// A key spec (a member of the key specs set): e.g.
+//   key_spec(flags({"RW", "update"}), begin_index(1), find_range(0, 1, 0))
+[[maybe_unused]] std::string begin_index(int index) {
+  return map({{"type", bulk("index")}, {"spec", map({{"index", integer(index)}})}});
+}
+[[maybe_unused]] std::string begin_keyword(std::string_view keyword, int startfrom) {
+  return map({{"type", bulk("keyword")},
+              {"spec", map({{"keyword", bulk(keyword)}, {"startfrom", integer(startfrom)}})}});
+}
+[[maybe_unused]] std::string find_range(int lastkey, int keystep, int limit) {
+  return map({{"type", bulk("range")},
+              {"spec", map({{"lastkey", integer(lastkey)},
+                            {"keystep", integer(keystep)},
+                            {"limit", integer(limit)}})}});
+}
+[[maybe_unused]] std::string key_spec(std::string key_flags, std::string begin, std::string find) {
+  return map({{"flags", std::move(key_flags)},
+              {"begin_search", std::move(begin)},
+              {"find_keys", std::move(find)}});
+}
+// The key specs set of COMMAND INFO.
+[[maybe_unused]] std::string key_specs(std::initializer_list<std::string> specs) {
+  return aggregate('~', specs);
+}
+
+OwnedDoc entry(std::string_view name, std::string info_tail, Pairs doc) {
+  return OwnedDoc{std::string(name), std::move(info_tail), doc.size(), pairs_body(doc)};
+}
+
+}  // namespace
+
+std::vector<OwnedDoc> hand_written_docs() {
+  std::vector<OwnedDoc> out;
+
+  // CLIENT SETINFO (Redis 7.2): client libraries (go-redis, node-redis, redis-py) send it on
+  // connect and expect OK.
+  out.push_back(entry(
+      "client|setinfo",
+      tips({"request_policy:all_nodes", "response_policy:all_succeeded"}) + key_specs({}),
+      {{"summary", bulk("Sets information specific to the client or connection.")},
+       {"since", bulk("7.2.0")},
+       {"group", bulk("connection")},
+       {"complexity", bulk("O(1)")},
+       {"arguments", array({map({{"name", bulk("attr")},
+                                 {"type", bulk("oneof")},
+                                 {"arguments", array({map({{"name", bulk("libname")},
+                                                           {"type", bulk("string")},
+                                                           {"token", bulk("LIB-NAME")}}),
+                                                      map({{"name", bulk("libver")},
+                                                           {"type", bulk("string")},
+                                                           {"token", bulk("LIB-VER")}})})}})})}}));
+
+  // CLIENT NO-TOUCH (Redis 7.2).
+  out.push_back(entry(
+      "client|no-touch", tips({}) + key_specs({}),
+      {{"summary",
+        bulk("Controls whether commands sent by the client affect the LRU/LFU of accessed keys.")},
+       {"since", bulk("7.2.0")},
+       {"group", bulk("connection")},
+       {"complexity", bulk("O(1)")},
+       {"arguments",
+        array({map({{"name", bulk("enabled")},
+                    {"type", bulk("oneof")},
+                    {"arguments", array({token_arg("on", "ON"), token_arg("off", "OFF")})}})})}}));
+
+  return out;
+}
+
+}  // namespace streamd::cmd::docs
