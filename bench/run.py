@@ -7,7 +7,7 @@ run starts a fresh server pinned to one core (taskset -c SERVER_CORE) while the 
 streamd / redis-server (for throughput: higher is better; for latency and bytes: lower is better).
 
 Usage:
-  bench/run.py [--build build] [--repeat 3] [--only xadd,memory] [--markdown out.md]
+  bench/run.py [--build build] [--repeat 3] [--only xadd,memory,rewrite] [--markdown out.md]
 Nothing here is a test: numbers are measured and printed, never asserted.
 """
 import argparse
@@ -105,7 +105,15 @@ def preload(build, srv, n, key="bench:stream"):
             "--", "XADD", key, "__seq__-1", "temperature", "23.5")
 
 
-# name → (description, setup(build, srv) or None, loadgen args, metric, higher_is_better)
+# The AOF with the same settings on both servers (Redis writes RESP only, as streamd does).
+def aof_args(policy):
+    return {"streamd": ["--appendonly", "yes", "--appendfsync", policy],
+            "redis": ["--appendonly", "yes", "--appendfsync", policy,
+                      "--aof-use-rdb-preamble", "no"]}
+
+
+# name → (description, setup(build, srv) or None, loadgen args, metric, higher_is_better
+#         [, {server kind: extra server arguments}])
 WORKLOADS = {
     "xadd": ("XADD 1 field, 50 conns, unpipelined", None,
              ["--clients", 50, "--requests", 300000, "--", "XADD", "bench:s", "*", "temperature",
@@ -126,6 +134,16 @@ WORKLOADS = {
     "fanout": ("XREAD BLOCK fan-out: 200 readers, 1 producer (deliveries/s)", None,
                ["--mode", "fanout", "--readers", 200, "--seconds", 5, "--rate", 2000],
                "deliveries_per_sec", True),
+    "xadd_always": ("XADD 1 field, 50 conns, unpipelined, appendfsync always", None,
+                    ["--clients", 50, "--requests", 100000, "--", "XADD", "bench:s", "*",
+                     "temperature", "23.5"], "ops_per_sec", True, aof_args("always")),
+    "xadd_everysec": ("XADD 1 field, 50 conns, unpipelined, appendfsync everysec", None,
+                      ["--clients", 50, "--requests", 300000, "--", "XADD", "bench:s", "*",
+                       "temperature", "23.5"], "ops_per_sec", True, aof_args("everysec")),
+    "xadd_p32_always": ("XADD 1 field, 50 conns, pipeline 32, appendfsync always", None,
+                        ["--clients", 50, "--pipeline", 32, "--requests", 1000000, "--", "XADD",
+                         "bench:s", "*", "temperature", "23.5"], "ops_per_sec", True,
+                        aof_args("always")),
 }
 
 
@@ -144,6 +162,67 @@ def memory_per_entry(build, kind, binary, n=1000000):
         srv.stop()
 
 
+class PauseProbe:
+    """One connection sending PING back to back, remembering the slowest round trip (and when it
+    happened): the longest pause a client sees."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.samples = []  # (start time, round trip seconds)
+        self.stop = False
+
+    def run(self):
+        buf = b""
+        while not self.stop:
+            t0 = time.perf_counter()
+            self.sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+            while not buf.endswith(b"\r\n"):
+                buf += self.sock.recv(64)
+            self.samples.append((t0, time.perf_counter() - t0))
+            buf = b""
+
+    def worst(self, since=0.0, until=float("inf")):
+        return max((rtt for t, rtt in self.samples if since <= t <= until), default=0.0)
+
+
+def rewrite_pause(build, kind, binary, entries=1000000, pending=100000):
+    """Longest PING round trip while BGREWRITEAOF compacts `entries` stream entries with
+    `pending` of them pending in a group (and before it, for comparison)."""
+    import threading
+    srv = Server(kind, binary, aof_args("everysec")[kind] + ["--auto-aof-rewrite-percentage", "0"])
+    try:
+        loadgen(build, srv.port, "--clients", 1, "--pipeline", 256, "--requests", entries,
+                "--", "XADD", "bench:stream", "*", "temperature", "23.5")
+        srv.command("XGROUP", "CREATE", "bench:stream", "g", "0")
+        subprocess.run(["redis-cli", "-p", str(srv.port), "XREADGROUP", "GROUP", "g", "c",
+                        "COUNT", str(pending), "STREAMS", "bench:stream", ">"],
+                       stdout=subprocess.DEVNULL, check=True, timeout=120)
+        probe = PauseProbe(srv.port)
+        t = threading.Thread(target=probe.run)
+        t.start()
+        time.sleep(1.0)
+        start = time.perf_counter()
+        srv.command("BGREWRITEAOF")
+        while True:
+            info = srv.info("persistence")
+            if info.get("aof_rewrite_in_progress") == "0" and info.get("aof_rewrite_scheduled") == "0":
+                break
+            time.sleep(0.01)
+        end = time.perf_counter()
+        time.sleep(0.5)
+        probe.stop = True
+        t.join()
+        base = sum(os.path.getsize(os.path.join(srv.dir, "appendonlydir", f))
+                   for f in os.listdir(os.path.join(srv.dir, "appendonlydir")) if ".base." in f)
+        return {"pause_ms": probe.worst(start, end + 0.1) * 1000,
+                "baseline_ms": probe.worst(0, start) * 1000,
+                "rewrite_s": end - start, "base_mb": base / 1e6,
+                "fork_us": int(srv.info("stats").get("latest_fork_usec", "0") or 0)}
+    finally:
+        srv.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -157,16 +236,17 @@ def main():
     only = set(filter(None, args.only.split(",")))
 
     rows = []
-    for name, (desc, setup, lg_args, metric, higher) in WORKLOADS.items():
+    for name, (desc, setup, lg_args, metric, higher, *rest) in WORKLOADS.items():
         if only and name not in only:
             continue
+        server_args = rest[0] if rest else {}
         results = {"streamd": [], "redis": []}
         p50 = {"streamd": [], "redis": []}
         p99 = {"streamd": [], "redis": []}
         for rep in range(args.repeat):
             order = ["streamd", "redis"] if rep % 2 == 0 else ["redis", "streamd"]
             for kind in order:
-                srv = Server(kind, servers[kind])
+                srv = Server(kind, servers[kind], server_args.get(kind, ()))
                 try:
                     if setup:
                         setup(args.build, srv)
@@ -190,6 +270,13 @@ def main():
         mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (RSS)",
                          per["streamd"][1], per["redis"][1]))
 
+    pause_rows = []
+    if not only or "rewrite" in only:
+        for kind, b in servers.items():
+            r = rewrite_pause(args.build, kind, b)
+            print(f"rewrite {kind}: {r}", file=sys.stderr)
+            pause_rows.append((kind, r))
+
     lines = ["| workload | metric | streamd | redis-server | ratio | p50 µs s/r | p99 µs s/r |",
              "|---|---|---|---|---|---|---|"]
     for d, m, s, r, ratio, s50, r50, s99, r99 in rows:
@@ -199,6 +286,13 @@ def main():
         lines += ["", "| memory | streamd | redis-server | ratio |", "|---|---|---|---|"]
         for d, s, r in mem_rows:
             lines.append(f"| {d} | {s:.1f} | {r:.1f} | **{s / r:.2f}×** |")
+    if pause_rows:
+        lines += ["", "BGREWRITEAOF of 1M entries with 100k pending (a PING loop measures pauses)",
+                  "", "| server | longest pause ms | longest before ms | rewrite s | base MB |",
+                  "|---|---|---|---|---|"]
+        for kind, r in pause_rows:
+            lines.append(f"| {kind} | {r['pause_ms']:.1f} | {r['baseline_ms']:.1f} | "
+                         f"{r['rewrite_s']:.2f} | {r['base_mb']:.0f} |")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

@@ -1,0 +1,205 @@
+"""The AOF keeps everything: a dataset with streams (tombstones, trimmed heads, groups,
+consumers, pending entries with delivery counts, deleted pending entries, empty streams) and
+strings with TTLs comes back identical after a restart: after a clean shutdown (incremental
+file replayed), after BGREWRITEAOF (base file), and mixed (base + incremental), under each
+fsync policy. A file streamd wrote loads into redis-server 7.0.15 to the same contents."""
+
+import threading
+import time
+import unittest
+
+import aof_helpers as h
+from streamd_testlib import runner, servers
+
+needs_streamd = unittest.skipUnless(servers.streamd_available(), "no streamd binary")
+
+
+@needs_streamd
+class RoundTripTest(unittest.TestCase):
+    def restart_and_compare(self, wd, before, *args, layout=True):
+        s = h.start(self, wd, *args)
+        after = h.snapshot(s, layout=layout)
+        self.assertEqual(before, after, h.diff(before, after))
+        return s
+
+    def test_clean_shutdown_replays_the_incremental_file(self):
+        for policy in ("always", "everysec", "no"):
+            with self.subTest(appendfsync=policy):
+                wd = h.workdir(self)
+                s = h.start(self, wd, "--appendfsync", policy)
+                with s.client() as c:
+                    h.build_dataset(c)
+                    h.build_dataset(c, part=2)
+                before = h.snapshot(s)
+                self.assertEqual(s.stop(), 0)
+                # A fresh AOF is the Redis 7 layout: an empty base, one incremental file.
+                self.assertEqual(h.aof_files(wd), ["appendonly.aof.1.base.aof",
+                                                   "appendonly.aof.1.incr.aof",
+                                                   "appendonly.aof.manifest"])
+                self.assertEqual(h.manifest(wd), "file appendonly.aof.1.base.aof seq 1 type b\n"
+                                                 "file appendonly.aof.1.incr.aof seq 1 type i\n")
+                s2 = self.restart_and_compare(wd, before)
+                s2.stop()
+
+    def test_after_bgrewriteaof_the_base_file_holds_everything(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        with s.client() as c:
+            h.build_dataset(c)
+            h.build_dataset(c, part=2)
+            self.assertEqual(c.call("BGREWRITEAOF").text,
+                             b"Background append only file rewriting started")
+        i = h.wait_rewrite(s)
+        self.assertEqual(i["aof_last_bgrewrite_status"], "ok")
+        self.assertEqual(i["aof_rewrites"], "1")
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        self.assertEqual(h.aof_files(wd), ["appendonly.aof.2.base.aof",
+                                           "appendonly.aof.2.incr.aof",
+                                           "appendonly.aof.manifest"])
+        self.assertEqual((wd / "appendonlydir" / "appendonly.aof.2.incr.aof").stat().st_size, 0)
+        self.restart_and_compare(wd, before, layout=False)
+
+    def test_mixed_base_and_incremental_across_restarts(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd, "--appendfsync", "always")
+        with s.client() as c:
+            h.build_dataset(c)
+            c.call("BGREWRITEAOF")
+            h.wait_rewrite(s)
+            h.build_dataset(c, part=2)
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        s = self.restart_and_compare(wd, before, "--appendfsync", "always", layout=False)
+        # Keep going on the reloaded server: more changes, a second rewrite, more changes.
+        with s.client() as c:
+            h.call(c, "XADD", "st", "*", "third", "1")
+            h.call(c, "XREADGROUP", "GROUP", "g1", "alice", "COUNT", 2, "STREAMS", "st", ">")
+            c.call("BGREWRITEAOF")
+            h.wait_rewrite(s)
+            h.call(c, "XACK", "st", "g1", h.call(c, "XPENDING", "st", "g1", "-", "+", 1)[0][0])
+            h.call(c, "SET", "after-second-rewrite", "1", "PX", 600000)
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        self.assertEqual(h.aof_files(wd), ["appendonly.aof.3.base.aof",
+                                           "appendonly.aof.3.incr.aof",
+                                           "appendonly.aof.manifest"])
+        self.restart_and_compare(wd, before, layout=False)
+
+    def test_writes_during_a_rewrite_are_kept(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd, "--appendfsync", "always")
+        with s.client() as c:
+            for i in range(20):
+                h.call(c, "XADD", "bulk", "*", "i", i, "pad", "x" * 200)
+            for i in range(0, 20000, 500):
+                c.send_raw(b"".join(h.encode("XADD", "bulk", "*", "i", j, "pad", "x" * 200)
+                                    for j in range(i, i + 500)))
+                for _ in range(500):
+                    c.read()
+        acked = []
+        stop = threading.Event()
+
+        def writer():
+            with s.client() as w:
+                while not stop.is_set():
+                    acked.append(h.call(w, "XADD", "during", "*", "t", time.time()))
+
+        t = threading.Thread(target=writer)
+        t.start()
+        time.sleep(0.1)
+        with s.client() as c:
+            self.assertEqual(c.call("BGREWRITEAOF").text,
+                             b"Background append only file rewriting started")
+            self.assertEqual(c.call("BGREWRITEAOF").error_text(),
+                             "ERR Background append only file rewriting already in progress")
+        h.wait_rewrite(s)
+        time.sleep(0.1)
+        stop.set()
+        t.join()
+        self.assertGreater(len(acked), 10)
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        s = self.restart_and_compare(wd, before, layout=False)
+        with s.client() as c:
+            ids = [e[0] for e in h.call(c, "XRANGE", "during", "-", "+")]
+        self.assertEqual(ids, acked)
+
+    def test_bgrewriteaof_inside_multi_is_scheduled(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        with s.client() as c:
+            h.call(c, "MULTI")
+            h.call(c, "INCR", "n")
+            h.call(c, "BGREWRITEAOF")
+            h.call(c, "INCR", "n")
+            replies = h.call(c, "EXEC")
+            self.assertEqual(replies[1], b"Background append only file rewriting scheduled")
+        h.wait_rewrite(s, 10)
+        before = h.snapshot(s)
+        s.stop()
+        self.restart_and_compare(wd, before)
+
+    def test_expired_keys_are_propagated_as_del(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        with s.client() as c:
+            h.call(c, "SET", "k", "v", "PX", 50)
+            time.sleep(0.3)
+            self.assertIsNone(h.call(c, "GET", "k"))
+            h.call(c, "XADD", "k", "*", "now", "a-stream")   # same name, another type
+        before = h.snapshot(s)
+        s.stop()
+        self.assertIn(b"DEL", (wd / "appendonlydir" / "appendonly.aof.1.incr.aof").read_bytes())
+        self.restart_and_compare(wd, before)
+
+    def test_waitaof(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd, "--appendfsync", "no")
+        with s.client() as c:
+            h.call(c, "XADD", "s", "*", "a", "1")
+            self.assertEqual(h.call(c, "WAITAOF", 1, 0, 0), [1, 0])
+            self.assertEqual(h.call(c, "WAITAOF", 0, 0, 100), [1, 0])
+            self.assertEqual(c.call("WAITAOF", 1, 0, -1).error_text(), "ERR timeout is negative")
+        wd2 = h.workdir(self)
+        s2 = h.start(self, wd2, "--appendonly", "no")
+        with s2.client() as c:
+            self.assertEqual(
+                c.call("WAITAOF", 1, 0, 0).error_text(),
+                "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+            self.assertEqual(h.call(c, "WAITAOF", 0, 0, 0), [0, 0])
+
+    def test_info_persistence(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        with s.client() as c:
+            h.call(c, "SET", "a", "b")
+        i = h.info(s)
+        self.assertEqual(i["loading"], "0")
+        self.assertEqual(i["aof_enabled"], "1")
+        self.assertEqual(i["aof_last_write_status"], "ok")
+        self.assertEqual(i["aof_last_bgrewrite_status"], "ok")
+        self.assertGreater(int(i["aof_current_size"]), 0)
+        self.assertEqual(i["aof_base_size"], "0")
+
+    def test_streamd_files_load_into_redis(self):
+        if not servers.redis_available():
+            self.skipTest("no redis-server")
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        with s.client() as c:
+            h.build_dataset(c)
+            c.call("BGREWRITEAOF")
+            h.wait_rewrite(s)
+            h.build_dataset(c, part=2)
+        s.stop()
+        ref = h.start(self, wd)     # what the files mean to streamd...
+        ours = h.snapshot(ref, layout=False)
+        ref.stop()
+        red = h.start_redis(self, wd)   # ... and to redis-server 7.0.15
+        theirs = h.snapshot(red, layout=False)
+        self.assertEqual(ours, theirs, h.diff(ours, theirs))
+
+
+if __name__ == "__main__":
+    runner.main()
