@@ -47,7 +47,8 @@ std::string client_info_line(Server& server, const Session& s, const Context* ru
   int64_t age = (now - s.created_ms) / 1000;
   int64_t idle = running ? 0 : (now - s.last_interaction_ms) / 1000;
   std::string_view cmd = running ? std::string_view(running->spec.full_name)
-                                 : (s.last_command.empty() ? "NULL" : s.last_command);
+                                 : (s.last_command.empty() ? std::string_view("NULL")
+                                                           : std::string_view(s.last_command));
   std::size_t argv_mem = running ? argv_bytes(running->argv) : 0;
   std::size_t multi_mem = queued_bytes(s);
   long long multi = s.in_multi ? static_cast<long long>(s.queued.size()) : -1;

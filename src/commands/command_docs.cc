@@ -24,10 +24,10 @@ const Registry& registry() {
     reg->extra = hand_written_docs();
     for (std::size_t i = 0; i < kGeneratedDocsCount; ++i) {
       const RawDoc& d = kGeneratedDocs[i];
-      reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body, i});
+      reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
     for (const OwnedDoc& d : reg->extra) {
-      reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body, reg->docs.size()});
+      reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
     for (std::size_t i = 0; i < reg->docs.size(); ++i) reg->by_name.emplace(reg->docs[i].name, i);
     return reg;

@@ -122,6 +122,19 @@ std::vector<OwnedDoc> hand_written_docs() {
                     {"type", bulk("oneof")},
                     {"arguments", array({token_arg("on", "ON"), token_arg("off", "OFF")})}})})}}));
 
+  // WAITAOF (Redis 7.2).
+  out.push_back(entry(
+      "waitaof", tips({"request_policy:all_shards", "response_policy:agg_min"}) + key_specs({}),
+      {{"summary",
+        bulk("Blocks until all of the preceding write commands sent by the connection are "
+             "written to the append-only file of the master and/or replicas.")},
+       {"since", bulk("7.2.0")},
+       {"group", bulk("generic")},
+       {"complexity", bulk("O(1)")},
+       {"arguments", array({map({{"name", bulk("numlocal")}, {"type", bulk("integer")}}),
+                            map({{"name", bulk("numreplicas")}, {"type", bulk("integer")}}),
+                            map({{"name", bulk("timeout")}, {"type", bulk("integer")}})})}}));
+
   return out;
 }
 

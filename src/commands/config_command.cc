@@ -72,7 +72,7 @@ bool debug_allowed(Context& ctx) {
   // "local": a unix socket client, or one connected from 127.0.0.1 or ::1 (as Redis decides).
   const Session& s = ctx.session;
   if (s.unix_socket) return true;
-  std::string_view ip = s.addr.substr(0, s.addr.rfind(':'));
+  std::string_view ip = std::string_view(s.addr).substr(0, s.addr.rfind(':'));
   if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
   return ip == "127.0.0.1" || ip == "::1";
 }

@@ -18,6 +18,7 @@
 #include "streamd/commands/args.h"
 #include "streamd/commands/context.h"
 #include "streamd/commands/info.h"
+#include "streamd/commands/persistence_commands.h"
 #include "streamd/commands/redis_version.h"
 #include "streamd/config/config.h"
 
@@ -261,7 +262,8 @@ void memory_section(Context& ctx, Section& s) {
 }
 
 void persistence_section(Context& ctx, Section& s) {
-  s.add("loading", 0);
+  PersistenceInfo p = persistence_info(ctx.server);
+  s.add("loading", p.loading ? 1 : 0);
   s.add("async_loading", 0);
   s.add("current_cow_peak", 0);
   s.add("current_cow_size", 0);
@@ -280,18 +282,40 @@ void persistence_section(Context& ctx, Section& s) {
   s.add("rdb_last_cow_size", 0);
   s.add("rdb_last_load_keys_expired", 0);
   s.add("rdb_last_load_keys_loaded", 0);
-  s.add("aof_enabled", ctx.server.config().appendonly() ? 1 : 0);
-  s.add("aof_rewrite_in_progress", 0);
-  s.add("aof_rewrite_scheduled", 0);
-  s.add("aof_last_rewrite_time_sec", -1);
-  s.add("aof_current_rewrite_time_sec", -1);
-  s.add("aof_last_bgrewrite_status", "ok");
-  s.add("aof_rewrites", 0);
-  s.add("aof_rewrites_consecutive_failures", 0);
-  s.add("aof_last_write_status", "ok");
-  s.add("aof_last_cow_size", 0);
+  s.add("aof_enabled", p.aof_enabled ? 1 : 0);
+  s.add("aof_rewrite_in_progress", p.aof_rewrite_in_progress ? 1 : 0);
+  s.add("aof_rewrite_scheduled", p.aof_rewrite_scheduled ? 1 : 0);
+  s.add("aof_last_rewrite_time_sec", p.aof_last_rewrite_time_sec);
+  s.add("aof_current_rewrite_time_sec", p.aof_current_rewrite_time_sec);
+  s.add("aof_last_bgrewrite_status", p.aof_last_bgrewrite_ok ? "ok" : "err");
+  s.add("aof_rewrites", p.aof_rewrites);
+  s.add("aof_rewrites_consecutive_failures", p.aof_rewrites_consecutive_failures);
+  s.add("aof_last_write_status", p.aof_last_write_ok ? "ok" : "err");
+  s.add("aof_last_cow_size", p.aof_last_cow_size);
   s.add("module_fork_in_progress", 0);
   s.add("module_fork_last_cow_size", 0);
+  if (p.aof_enabled) {
+    s.add("aof_current_size", p.aof_current_size);
+    s.add("aof_base_size", p.aof_base_size);
+    s.add("aof_pending_rewrite", p.aof_pending_rewrite ? 1 : 0);
+    s.add("aof_buffer_length", p.aof_buffer_length);
+    s.add("aof_pending_bio_fsync", p.aof_pending_bio_fsync);
+    s.add("aof_delayed_fsync", p.aof_delayed_fsync);
+  }
+  if (p.loading) {
+    int64_t now_s = ctx.server.clock().now_ms() / 1000;
+    double perc = p.loading_total_bytes ? 100.0 * static_cast<double>(p.loading_loaded_bytes) /
+                                              static_cast<double>(p.loading_total_bytes)
+                                        : 0;
+    s.add("loading_start_time", p.loading_start_time);
+    s.add("loading_total_bytes", p.loading_total_bytes);
+    s.add("loading_rdb_used_mem", 0);
+    s.add("loading_loaded_bytes", p.loading_loaded_bytes);
+    s.add("loading_loaded_perc", fmt::format("{:.2f}", perc));
+    s.add(
+        "loading_eta_seconds",
+        perc > 0 ? static_cast<int64_t>((now_s - p.loading_start_time) * (100 - perc) / perc) : 1);
+  }
 }
 
 void stats_section(Context& ctx, Section& s) {

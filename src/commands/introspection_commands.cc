@@ -1,9 +1,8 @@
 // COMMAND and its subcommands: COUNT, INFO, DOCS, LIST, GETKEYS, GETKEYSANDFLAGS, HELP.
 //
 // Arity, flags, key positions and ACL categories come from the command table; tips, key specs and
-// documentation come from Redis's own replies (streamd/commands/introspection.h). Commands are
-// listed in the order redis-server 7.0.15 lists them (its hash-table order), commands Redis does
-// not know after them, so a client sees the same sequence for the commands both servers have.
+// documentation come from Redis's own replies (streamd/commands/introspection.h). Commands and
+// subcommands are listed sorted by name.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -18,18 +17,13 @@ namespace streamd::cmd {
 
 namespace {
 
-std::size_t doc_order(const CommandSpec& spec) {
-  const docs::CommandDoc* d = docs::find(spec.full_name);
-  return d ? d->order : static_cast<std::size_t>(-1);
-}
-
-// Rows in Redis's listing order; undocumented rows keep table order at the end.
+// Rows sorted by name. (redis-server lists commands in the order of a hash table with a random
+// per-process seed, so clients cannot rely on any order; sorting keeps replies stable.)
 std::vector<const CommandSpec*> ordered(const std::vector<CommandSpec>& rows) {
   std::vector<const CommandSpec*> out;
   for (const auto& r : rows) out.push_back(&r);
-  std::stable_sort(out.begin(), out.end(), [](const CommandSpec* a, const CommandSpec* b) {
-    return doc_order(*a) < doc_order(*b);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const CommandSpec* a, const CommandSpec* b) { return a->name < b->name; });
   return out;
 }
 

@@ -76,17 +76,21 @@ Value bind_initial() {
 // (config file) or as one quoted argument holding them all (`--bind "127.0.0.1 ::1"`, CONFIG
 // SET): like Redis, a single argument is split on spaces.
 std::vector<std::string> split_words(std::span<const std::string> given) {
+  if (given.size() != 1) return {given.begin(), given.end()};
+  // One argument: split on each single space, as Redis's sdssplitlen does (so a trailing space
+  // makes an empty word, and an empty argument makes no words).
   std::vector<std::string> split;
-  for (const std::string& a : given) {
-    std::size_t pos = 0;
-    while (pos < a.size()) {
-      std::size_t start = a.find_first_not_of(' ', pos);
-      if (start == std::string::npos) break;
-      std::size_t end = a.find(' ', start);
-      if (end == std::string::npos) end = a.size();
-      split.push_back(a.substr(start, end - start));
-      pos = end;
+  const std::string& a = given[0];
+  if (a.empty()) return split;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t end = a.find(' ', pos);
+    if (end == std::string::npos) {
+      split.push_back(a.substr(pos));
+      break;
     }
+    split.push_back(a.substr(pos, end - pos));
+    pos = end + 1;
   }
   return split;
 }
@@ -174,7 +178,7 @@ std::optional<ClientClass> parse_client_class(std::string_view name) {
 std::optional<std::string> cobl_parse(std::span<const std::string> given, Value& v, bool) {
   std::vector<std::string> words = split_words(given);
   std::span<const std::string> args(words);
-  if (args.empty() || args.size() % 4 != 0) return std::string(msg::kBufferLimitArgCount);
+  if (args.size() % 4 != 0) return std::string(msg::kBufferLimitArgCount);
   OutputBufferLimits next = std::get<OutputBufferLimits>(v);
   for (std::size_t i = 0; i < args.size(); i += 4) {
     auto cls = parse_client_class(args[i]);

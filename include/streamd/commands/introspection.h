@@ -24,7 +24,6 @@ struct CommandDoc {
   std::string_view info_tail;  // RESP3: the tips set and the key specs set of COMMAND INFO
   std::size_t doc_pairs = 0;   // pairs in doc_body
   std::string_view doc_body;   // RESP3: the COMMAND DOCS map's pairs, without "subcommands"
-  std::size_t order = 0;       // Redis's listing order; hand-written entries come after
 };
 
 // The documentation of a command by full name (lowercase), or nullptr.
