@@ -72,32 +72,7 @@ Value bind_initial() {
   return std::vector<std::string>{};
 }
 
-// Multi-word directives (bind, save, client-output-buffer-limit) accept their words separately
-// (config file) or as one quoted argument holding them all (`--bind "127.0.0.1 ::1"`, CONFIG
-// SET): like Redis, a single argument is split on spaces.
-std::vector<std::string> split_words(std::span<const std::string> given) {
-  if (given.size() != 1) return {given.begin(), given.end()};
-  // One argument: split on each single space, as Redis's sdssplitlen does (so a trailing space
-  // makes an empty word, and an empty argument makes no words).
-  std::vector<std::string> split;
-  const std::string& a = given[0];
-  if (a.empty()) return split;
-  std::size_t pos = 0;
-  for (;;) {
-    std::size_t end = a.find(' ', pos);
-    if (end == std::string::npos) {
-      split.push_back(a.substr(pos));
-      break;
-    }
-    split.push_back(a.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return split;
-}
-
-std::optional<std::string> bind_parse(std::span<const std::string> given, Value& v, bool) {
-  std::vector<std::string> words = split_words(given);
-  std::span<const std::string> args(words);
+std::optional<std::string> bind_parse(std::span<const std::string> args, Value& v, bool) {
   constexpr std::size_t kMaxBind = 16;
   if (args.size() > kMaxBind) return std::string(msg::kTooManyBind);
   v = std::vector<std::string>(args.begin(), args.end());
@@ -175,9 +150,7 @@ std::optional<ClientClass> parse_client_class(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<std::string> cobl_parse(std::span<const std::string> given, Value& v, bool) {
-  std::vector<std::string> words = split_words(given);
-  std::span<const std::string> args(words);
+std::optional<std::string> cobl_parse(std::span<const std::string> args, Value& v, bool) {
   if (args.size() % 4 != 0) return std::string(msg::kBufferLimitArgCount);
   OutputBufferLimits next = std::get<OutputBufferLimits>(v);
   for (std::size_t i = 0; i < args.size(); i += 4) {

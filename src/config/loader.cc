@@ -120,7 +120,16 @@ std::optional<LoadError> Config::apply_line(std::string_view raw, int line_no,
   if (!d) return fail(std::string(msg::kBadDirective));
   if (!accepts_arg_count(*d, rest.size())) return fail(std::string(msg::kWrongArgCount));
   const std::size_t i = index_of(*d);
-  if (auto err = parse_value(*d, rest, st.values[i], !st.seen[i])) return fail(std::move(*err));
+  // A multi-word directive given as one argument (`bind "127.0.0.1 -::1"`, `--save "900 1"`,
+  // `save ""`) has that argument split again, with the config-line rules (runs of spaces count
+  // as one), as redis-server does. Several arguments are taken as they are.
+  std::vector<std::string> words;
+  if (d->type == Type::kSpecial && d->special->split_set_value && rest.size() == 1) {
+    words = split_args(rest[0]).value_or(std::vector<std::string>{rest[0]});
+  } else {
+    words.assign(rest.begin(), rest.end());
+  }
+  if (auto err = parse_value(*d, words, st.values[i], !st.seen[i])) return fail(std::move(*err));
   st.seen[i] = true;
   return std::nullopt;
 }

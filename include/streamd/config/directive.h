@@ -62,8 +62,9 @@ struct SpecialCodec {
   // How many arguments a config-file line may have.
   std::size_t min_args = 1;
   std::size_t max_args = 1;
-  // Whether CONFIG SET splits the value on spaces into several arguments (save, bind); when
-  // false the whole value is the one argument.
+  // Whether the directive takes several words (save, bind, client-output-buffer-limit): CONFIG
+  // SET then splits its value on single spaces, and a config line giving exactly one argument
+  // has it split again with the config-line rules. When false, the whole value is one argument.
   bool split_set_value = false;
 };
 

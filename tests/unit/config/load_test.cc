@@ -120,6 +120,33 @@ TEST(ConfigLoad, FlagsWithSeveralWords) {
   EXPECT_EQ(cfg.config_file(), "");
 }
 
+TEST(ConfigLoad, MultiWordDirectiveAsOneArgument) {
+  // redis-server splits a lone argument of bind, save and client-output-buffer-limit again,
+  // collapsing runs of spaces (unlike CONFIG SET, which splits on each single space).
+  Config cfg;
+  ASSERT_EQ(fatal(cfg.load_text("bind \"127.0.0.1  ::1\"\n"
+                                "save \"900  1 300 10\"\n"
+                                "client-output-buffer-limit \"normal 1 2 3 \"\n")),
+            "no error");
+  EXPECT_EQ(cfg.bind(), (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(cfg.get("save"), "900 1 300 10");
+  EXPECT_EQ(cfg.client_output_buffer_limit()[ClientClass::kNormal], (OutputBufferLimit{1, 2, 3}));
+  Config empty;
+  ASSERT_EQ(fatal(empty.load_text("bind \"\"\nsave 1 1\nsave \"\"\n")), "no error");
+  EXPECT_TRUE(empty.bind().empty());
+  EXPECT_TRUE(empty.save().empty());
+  // Several arguments are not split again.
+  Config bad;
+  EXPECT_EQ(fatal(bad.load_text("save \"900 1\" \"300 10\"")),
+            block(1, "save \"900 1\" \"300 10\"", "Invalid save parameters"));
+  // The same from the command line, as the test harness and the usage text write it.
+  Config flags;
+  ASSERT_EQ(fatal(flags.load(cmdline({"--bind", "127.0.0.1 -::1", "--save", "900 1"}))),
+            "no error");
+  EXPECT_EQ(flags.bind(), (std::vector<std::string>{"127.0.0.1", "-::1"}));
+  EXPECT_EQ(flags.get("save"), "900 1");
+}
+
 TEST(ConfigLoad, SaveLinesAccumulateAcrossFileAndFlags) {
   ScratchDir dir;
   Config a;
