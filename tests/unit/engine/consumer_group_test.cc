@@ -29,6 +29,9 @@ TEST(ConsumerGroup, StreamGroupsCreateFindDestroyInNameOrder) {
   ASSERT_TRUE(groups.create("b", {0, 0}, kEntriesReadUnknown).ok());
   ASSERT_TRUE(groups.create("a", {1, 1}, 7).ok());
   ASSERT_TRUE(groups.create("B", {0, 0}, kEntriesReadUnknown).ok());
+  ASSERT_TRUE(groups.create("", {0, 0}, kEntriesReadUnknown).ok());
+  EXPECT_NE(groups.find(""), nullptr);
+  EXPECT_TRUE(groups.destroy(""));
   Result<ConsumerGroup*> dup = groups.create("a", {0, 0}, kEntriesReadUnknown);
   EXPECT_EQ(dup.err(), Err::kBusyGroup);
   EXPECT_EQ(s.group_count(), 3u);
@@ -60,7 +63,9 @@ TEST(ConsumerGroup, ConsumersCreateDeleteAndOrder) {
   g.create_consumer("a", h.now);
   g.create_consumer("\xff", h.now);
   g.create_consumer("Z", h.now);
-  EXPECT_EQ(consumer_names(g), (std::vector<std::string>{"Z", "a", "ab", "zz", "\xff"}));
+  g.create_consumer("", h.now);  // Redis accepts an empty consumer name
+  EXPECT_EQ(consumer_names(g), (std::vector<std::string>{"", "Z", "a", "ab", "zz", "\xff"}));
+  EXPECT_EQ(g.delete_consumer(""), std::optional<uint64_t>(0));
 
   h.read("g", "a", 0);
   EXPECT_EQ(g.pending_count(), 3u);
