@@ -188,13 +188,14 @@ TEST_F(ConnectionTest, ClientIdNameAndErrors) {
   EXPECT_EQ(Run({"CLIENT", "ID", "x"}),
             "-ERR wrong number of arguments for 'client|id' command\r\n");
   std::string help = Run({"CLIENT", "HELP"});
-  EXPECT_EQ(help.substr(0, 70),
+  EXPECT_EQ(help.substr(0, 71),
             "*48\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n");
 }
 
 TEST_F(ConnectionTest, ClientInfoLine) {
-  h.clock().advance(5000);
+  // The session is made by its first command; five seconds later it is 5 s old and idle.
   Run({"SELECT", "2"});
+  h.clock().advance(5000);
   std::string line = cmd::client_info_line(h.server(), h.session(), nullptr);
   std::string id = std::to_string(h.session().id);
   EXPECT_EQ(line.substr(0, line.find(" qbuf=")),
@@ -219,8 +220,8 @@ TEST_F(ConnectionTest, ClientFlags) {
   EXPECT_EQ(cmd::client_flags(s), "N");
   Run({"WATCH", "k"});
   Run({"SET", "k", "1"}, 1);
+  Run({"CLIENT", "NO-EVICT", "on"});  // before MULTI: inside it, the command would be queued
   Run({"MULTI"});
-  Run({"CLIENT", "NO-EVICT", "on"});
   EXPECT_EQ(cmd::client_flags(s), "xde");
 }
 
@@ -229,10 +230,11 @@ TEST_F(ConnectionTest, ClientListFiltersAndErrors) {
   h.session(1);
   h.session(2);
   std::string all = Run({"CLIENT", "LIST"});
-  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 4) << all;  // 3 lines + the bulk's CRLF
+  // The bulk header's CRLF, 3 lines, the bulk's closing CRLF.
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 5) << all;
   std::string two = Run({"CLIENT", "LIST", "ID", std::to_string(h.session(2).id), "99999", "0"});
   EXPECT_NE(two.find("id=" + std::to_string(h.session(2).id) + " "), std::string::npos);
-  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 2) << two;
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 3) << two;
   EXPECT_EQ(Run({"CLIENT", "LIST", "ID", "abc"}), "-ERR Invalid client ID\r\n");
   EXPECT_EQ(Run({"CLIENT", "LIST", "ID"}), "-ERR syntax error\r\n");
   EXPECT_EQ(Run({"CLIENT", "LIST", "TYPE", "bogus"}), "-ERR Unknown client type 'bogus'\r\n");
