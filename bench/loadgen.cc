@@ -7,9 +7,15 @@
 //          until `requests` commands were answered. Reports ops/s and per-batch latency.
 //   fanout R readers blocked in XREAD BLOCK 0 on one stream, one producer XADDing entries that
 //          carry their send time; reports deliveries/s and XADD-to-delivery latency.
+//   consume N consumers of group `--group` on `--key`, each looping XREADGROUP COUNT `--count`
+//          then XACK of exactly the IDs it got, `requests` cycles in all; reports cycles/s
+//          (ops_per_sec), entries/s and per-cycle latency.
 //
 // Command templates: `__rand__` is replaced by a random integer in [1, keyspace], `__seq__` by
-// a counter that increases by one per command sent (1, 2, 3...).
+// a counter that increases by one per command sent (1, 2, 3...), `__client__` by the
+// connection's index, and `__cursor__` by the first element of that connection's previous reply
+// ("0-0" at first and whenever the reply's cursor is "0-0"): it walks XAUTOCLAIM/SCAN cursors
+// (needs --pipeline 1).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -18,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +32,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -41,6 +49,8 @@ struct Options {
   double seconds = 5;
   long long rate = 2000;  // producer XADDs per second in fanout mode
   std::string key = "bench:stream";
+  std::string group = "g";
+  int count = 10;  // XREADGROUP COUNT in consume mode
   std::vector<std::string> command;
 };
 
@@ -110,12 +120,22 @@ std::size_t reply_length(std::string_view s, std::size_t pos = 0) {
 
 long long g_seq = 0;  // __seq__: 1, 2, 3... across all commands sent
 
-std::string expand(const std::string& tmpl, std::mt19937_64& rng, long long keyspace) {
+void replace_all(std::string& s, std::string_view what, std::string_view with) {
+  for (std::size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += with.size()) {
+    s.replace(at, what.size(), with);
+  }
+}
+
+// Per-connection placeholders first (they may not be expanded into a shared batch).
+std::string expand(const std::string& tmpl, std::mt19937_64& rng, long long keyspace,
+                   std::size_t client, const std::string& cursor) {
   std::string out = tmpl;
+  replace_all(out, "__client__", std::to_string(client));
+  replace_all(out, "__cursor__", cursor);
   std::size_t at;
   while ((at = out.find("__rand__")) != std::string::npos) {
-    out.replace(at, 8,
-                std::to_string(1 + static_cast<long long>(rng() % static_cast<uint64_t>(keyspace))));
+    out.replace(
+        at, 8, std::to_string(1 + static_cast<long long>(rng() % static_cast<uint64_t>(keyspace))));
   }
   if ((at = out.find("__seq__")) != std::string::npos) out.replace(at, 7, std::to_string(++g_seq));
   return out;
@@ -123,8 +143,8 @@ std::string expand(const std::string& tmpl, std::mt19937_64& rng, long long keys
 
 bool has_placeholder(const std::vector<std::string>& argv) {
   for (auto& a : argv) {
-    if (a.find("__rand__") != std::string::npos || a.find("__seq__") != std::string::npos) {
-      return true;
+    for (const char* p : {"__rand__", "__seq__", "__client__", "__cursor__"}) {
+      if (a.find(p) != std::string::npos) return true;
     }
   }
   return false;
@@ -138,7 +158,47 @@ struct Conn {
   int pending = 0;
   int64_t sent_at = 0;
   std::string last_id = "$";
+  std::string cursor = "0-0";
+  std::size_t index = 0;
+  bool acking = false;  // consume mode: waiting for the XACK of the previous read
 };
+
+// The bulk string that starts at `pos` (its "$len" header): {value, position after it}.
+std::pair<std::string_view, std::size_t> bulk_at(std::string_view s, std::size_t pos) {
+  std::size_t eol = s.find("\r\n", pos);
+  long long n = std::atoll(std::string(s.substr(pos + 1, eol - pos - 1)).c_str());
+  if (s[pos] != '$' || n < 0) return {{}, eol + 2};
+  return {s.substr(eol + 2, static_cast<std::size_t>(n)),
+          eol + 2 + static_cast<std::size_t>(n) + 2};
+}
+
+// The first element of an array reply when it is a bulk string (XAUTOCLAIM's next cursor).
+std::string first_bulk(std::string_view r) {
+  if (r.empty() || r[0] != '*') return "0-0";
+  std::size_t eol = r.find("\r\n");
+  auto [v, next] = bulk_at(r, eol + 2);
+  (void)next;
+  return v.empty() ? "0-0" : std::string(v);
+}
+
+// The entry IDs of an XREADGROUP reply of one stream (RESP2): *1 [*2 [key, *N [*2 [id, *f]]]].
+std::vector<std::string> entry_ids(std::string_view r) {
+  std::vector<std::string> ids;
+  if (r.size() < 4 || r[0] != '*' || r[1] == '-') return ids;
+  std::size_t p = r.find("\r\n") + 2;  // at *2 of the stream
+  p = r.find("\r\n", p) + 2;           // at the key
+  p = bulk_at(r, p).second;            // at *N
+  std::size_t eol = r.find("\r\n", p);
+  long long n = std::atoll(std::string(r.substr(p + 1, eol - p - 1)).c_str());
+  p = eol + 2;
+  for (long long i = 0; i < n; ++i) {
+    p = r.find("\r\n", p) + 2;  // past the entry's *2
+    auto [id, next] = bulk_at(r, p);
+    ids.emplace_back(id);
+    p = next + reply_length(r, next);  // past the field array (or a null for a deleted entry)
+  }
+  return ids;
+}
 
 void write_all(Conn& c) {
   while (c.out_pos < c.out.size()) {
@@ -157,47 +217,24 @@ double percentile(std::vector<int64_t>& v, double p) {
   return static_cast<double>(v[i]);
 }
 
-int run_load(const Options& o) {
-  std::mt19937_64 rng(42);
-  bool templ = has_placeholder(o.command);
-  std::string fixed;
-  if (!templ) {
-    for (int i = 0; i < o.pipeline; ++i) append_command(fixed, o.command);
-  }
+// Connects every connection, calls start(c) on each, then feeds what each one reads into
+// on_data(c) until finished() holds. Returns 0, or 1 on a timeout or a closed connection.
+template <typename Start, typename OnData, typename Finished>
+int drive(const Options& o, std::vector<Conn>& conns, Start start, OnData on_data,
+          Finished finished) {
   int ep = epoll_create1(0);
-  std::vector<Conn> conns(static_cast<std::size_t>(o.clients));
-  long long issued = 0, done = 0, errors = 0;
-  std::vector<int64_t> lat;
-  lat.reserve(static_cast<std::size_t>(o.requests / o.pipeline + 16));
-  auto send_batch = [&](Conn& c) {
-    int n = static_cast<int>(std::min<long long>(o.pipeline, o.requests - issued));
-    if (n <= 0) return;
-    if (!templ && n == o.pipeline) {
-      c.out += fixed;
-    } else {
-      for (int i = 0; i < n; ++i) {
-        std::vector<std::string> argv;
-        for (auto& a : o.command) argv.push_back(expand(a, rng, o.keyspace));
-        append_command(c.out, argv);
-      }
-    }
-    issued += n;
-    c.pending = n;
-    c.sent_at = now_us();
-    write_all(c);
-  };
   for (std::size_t i = 0; i < conns.size(); ++i) {
     conns[i].fd = connect_to(o);
+    conns[i].index = i;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = i;
     epoll_ctl(ep, EPOLL_CTL_ADD, conns[i].fd, &ev);
   }
-  int64_t t0 = now_us();
-  for (auto& c : conns) send_batch(c);
+  for (auto& c : conns) start(c);
   std::vector<epoll_event> events(conns.size());
   char buf[1 << 16];
-  while (done < o.requests) {
+  while (!finished()) {
     int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 5000);
     if (n <= 0) {
       std::fprintf(stderr, "timeout waiting for replies\n");
@@ -211,28 +248,112 @@ int run_load(const Options& o) {
         return 1;
       }
       c.in.append(buf, static_cast<std::size_t>(r));
-      std::size_t pos = 0;
-      while (c.pending > 0) {
-        std::size_t len = reply_length(c.in, pos);
-        if (!len) break;
-        if (c.in[pos] == '-') ++errors;
-        pos += len;
-        --c.pending;
-        ++done;
-      }
-      c.in.erase(0, pos);
-      if (c.pending == 0) {
-        lat.push_back(now_us() - c.sent_at);
-        send_batch(c);
-      }
+      on_data(c);
     }
   }
+  return 0;
+}
+
+int run_load(const Options& o) {
+  std::mt19937_64 rng(42);
+  bool templ = has_placeholder(o.command);
+  std::string fixed;
+  if (!templ) {
+    for (int i = 0; i < o.pipeline; ++i) append_command(fixed, o.command);
+  }
+  std::vector<Conn> conns(static_cast<std::size_t>(o.clients));
+  long long issued = 0, done = 0, errors = 0;
+  std::vector<int64_t> lat;
+  lat.reserve(static_cast<std::size_t>(o.requests / o.pipeline + 16));
+  auto send_batch = [&](Conn& c) {
+    int n = static_cast<int>(std::min<long long>(o.pipeline, o.requests - issued));
+    if (n <= 0) return;
+    if (!templ && n == o.pipeline) {
+      c.out += fixed;
+    } else {
+      for (int i = 0; i < n; ++i) {
+        std::vector<std::string> argv;
+        for (auto& a : o.command) argv.push_back(expand(a, rng, o.keyspace, c.index, c.cursor));
+        append_command(c.out, argv);
+      }
+    }
+    issued += n;
+    c.pending = n;
+    c.sent_at = now_us();
+    write_all(c);
+  };
+  bool walks_cursor = false;
+  for (auto& a : o.command) walks_cursor |= a.find("__cursor__") != std::string::npos;
+  int64_t t0 = now_us();
+  auto on_data = [&](Conn& c) {
+    std::size_t pos = 0;
+    while (c.pending > 0) {
+      std::size_t len = reply_length(c.in, pos);
+      if (!len) break;
+      if (c.in[pos] == '-') ++errors;
+      if (walks_cursor) c.cursor = first_bulk(std::string_view(c.in).substr(pos, len));
+      pos += len;
+      --c.pending;
+      ++done;
+    }
+    c.in.erase(0, pos);
+    if (c.pending == 0) {
+      lat.push_back(now_us() - c.sent_at);
+      send_batch(c);
+    }
+  };
+  if (drive(o, conns, send_batch, on_data, [&] { return done >= o.requests; }) != 0) return 1;
   double secs = static_cast<double>(now_us() - t0) / 1e6;
   std::printf(
       "{\"mode\":\"load\",\"ops_per_sec\":%.1f,\"requests\":%lld,\"errors\":%lld,"
       "\"p50_us\":%.0f,\"p99_us\":%.0f,\"seconds\":%.3f}\n",
       static_cast<double>(done) / secs, done, errors, percentile(lat, 0.5), percentile(lat, 0.99),
       secs);
+  return errors ? 2 : 0;
+}
+
+int run_consume(const Options& o) {
+  std::vector<Conn> conns(static_cast<std::size_t>(o.clients));
+  long long issued = 0, done = 0, entries = 0, errors = 0;
+  std::vector<int64_t> lat;
+  auto read_next = [&](Conn& c) {
+    if (issued >= o.requests) return;
+    ++issued;
+    c.acking = false;
+    c.sent_at = now_us();
+    append_command(c.out, {"XREADGROUP", "GROUP", o.group, "c" + std::to_string(c.index), "COUNT",
+                           std::to_string(o.count), "STREAMS", o.key, ">"});
+    write_all(c);
+  };
+  int64_t t0 = now_us();
+  auto on_data = [&](Conn& c) {
+    std::size_t len = reply_length(c.in);
+    if (!len) return;
+    std::string_view reply = std::string_view(c.in).substr(0, len);
+    if (reply[0] == '-') ++errors;
+    std::vector<std::string> ids = c.acking ? std::vector<std::string>{} : entry_ids(reply);
+    c.in.erase(0, len);
+    if (!ids.empty()) {
+      std::vector<std::string> ack = {"XACK", o.key, o.group};
+      ack.insert(ack.end(), ids.begin(), ids.end());
+      entries += static_cast<long long>(ids.size());
+      c.acking = true;
+      append_command(c.out, ack);
+      write_all(c);
+      return;
+    }
+    // The XACK was answered, or the stream ran dry: the cycle ends.
+    ++done;
+    lat.push_back(now_us() - c.sent_at);
+    read_next(c);
+  };
+  if (drive(o, conns, read_next, on_data, [&] { return done >= o.requests; }) != 0) return 1;
+  double secs = static_cast<double>(now_us() - t0) / 1e6;
+  std::printf(
+      "{\"mode\":\"consume\",\"ops_per_sec\":%.1f,\"entries_per_sec\":%.1f,\"cycles\":%lld,"
+      "\"errors\":%lld,\"p50_us\":%.0f,\"p99_us\":%.0f,\"seconds\":%.3f}\n",
+      static_cast<double>(done) / secs, static_cast<double>(entries) / secs, done, errors,
+      percentile(lat, 0.5), percentile(lat, 0.99), secs);
   return errors ? 2 : 0;
 }
 
@@ -303,7 +424,8 @@ int run_fanout(const Options& o) {
       ++produced;
       next_send += interval;
     }
-    int timeout_ms = prod_waiting ? 10 : static_cast<int>(std::max<int64_t>(0, (next_send - now) / 1000));
+    int timeout_ms =
+        prod_waiting ? 10 : static_cast<int>(std::max<int64_t>(0, (next_send - now) / 1000));
     int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), timeout_ms);
     for (int i = 0; i < n; ++i) {
       std::size_t idx = events[i].data.u64;
@@ -378,6 +500,10 @@ int main(int argc, char** argv) {
       o.rate = std::atoll(next().c_str());
     } else if (a == "--key") {
       o.key = next();
+    } else if (a == "--group") {
+      o.group = next();
+    } else if (a == "--count") {
+      o.count = std::atoi(next().c_str());
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -385,6 +511,7 @@ int main(int argc, char** argv) {
   }
   for (; i < argc; ++i) o.command.emplace_back(argv[i]);
   if (o.mode == "fanout") return run_fanout(o);
+  if (o.mode == "consume") return run_consume(o);
   if (o.command.empty()) {
     std::fprintf(stderr, "usage: streamd-loadgen [options] -- COMMAND ARGS...\n");
     return 2;

@@ -105,6 +105,21 @@ def preload(build, srv, n, key="bench:stream"):
             "--", "XADD", key, "__seq__-1", "temperature", "23.5")
 
 
+def pel(build, srv, n, key="bench:stream"):
+    """A stream of n entries (IDs 1-1 .. n-1) all pending for consumer "c" of group "g"."""
+    preload(build, srv, n, key)
+    srv.command("XGROUP", "CREATE", key, "g", "0")
+    loadgen(build, srv.port, "--clients", 1, "--pipeline", 100, "--requests", (n + 999) // 1000,
+            "--", "XREADGROUP", "GROUP", "g", "c", "COUNT", 1000, "STREAMS", key, ">")
+
+
+def group_on_1m(build, srv):
+    preload(build, srv, 1000000)
+    srv.command("XGROUP", "CREATE", "bench:stream", "g", "0")
+
+
+XCLAIM10 = ["XCLAIM", "bench:stream", "g", "claimer__client__", "0"] + ["__rand__-1"] * 10
+
 # The AOF with the same settings on both servers (Redis writes RESP only, as streamd does).
 def aof_args(policy):
     return {"streamd": ["--appendonly", "yes", "--appendfsync", policy],
@@ -134,6 +149,24 @@ WORKLOADS = {
     "fanout": ("XREAD BLOCK fan-out: 200 readers, 1 producer (deliveries/s)", None,
                ["--mode", "fanout", "--readers", 200, "--seconds", 5, "--rate", 2000],
                "deliveries_per_sec", True),
+    "consume": ("consume cycle: XREADGROUP COUNT 10 + XACK of those IDs, 1M-entry stream, "
+                "50 consumers (cycles/s)", group_on_1m,
+                ["--mode", "consume", "--clients", 50, "--requests", 60000, "--count", 10],
+                "ops_per_sec", True),
+    "xpending100": ("XPENDING g - + 100 from random starts, 100k-entry PEL, 50 conns",
+                    lambda b, s: pel(b, s, 100000),
+                    ["--clients", 50, "--requests", 100000, "--keyspace", 99900, "--",
+                     "XPENDING", "bench:stream", "g", "__rand__", "+", "100"],
+                    "ops_per_sec", True),
+    "xautoclaim_walk": ("XAUTOCLAIM COUNT 100 walking a 100k-entry PEL by cursor, 10 conns",
+                        lambda b, s: pel(b, s, 100000),
+                        ["--clients", 10, "--requests", 50000, "--", "XAUTOCLAIM",
+                         "bench:stream", "g", "walker__client__", "0", "__cursor__", "COUNT",
+                         "100"], "ops_per_sec", True),
+    "xclaim10": ("XCLAIM of 10 random IDs of a 100k-entry PEL, 50 conns",
+                 lambda b, s: pel(b, s, 100000),
+                 ["--clients", 50, "--requests", 200000, "--keyspace", 100000, "--"] + XCLAIM10,
+                 "ops_per_sec", True),
     "xadd_always": ("XADD 1 field, 50 conns, unpipelined, appendfsync always", None,
                     ["--clients", 50, "--requests", 100000, "--", "XADD", "bench:s", "*",
                      "temperature", "23.5"], "ops_per_sec", True, aof_args("always")),
@@ -158,6 +191,25 @@ def memory_per_entry(build, kind, binary, n=1000000):
         used = int(srv.info()["used_memory"])
         rss = srv.rss()
         return (used - base_used) / n, (rss - base_rss) / n
+    finally:
+        srv.stop()
+
+
+def memory_per_pending(build, kind, binary, n=1000000):
+    """Bytes per pending entry: used_memory after n entries are read into one consumer's PEL,
+    minus used_memory with the same n entries and an empty group."""
+    srv = Server(kind, binary)
+    try:
+        preload(build, srv, n)
+        srv.command("XGROUP", "CREATE", "bench:stream", "g", "0")
+        time.sleep(0.2)
+        before = int(srv.info()["used_memory"])
+        rss_before = srv.rss()
+        loadgen(build, srv.port, "--clients", 1, "--pipeline", 100, "--requests", n // 1000,
+                "--", "XREADGROUP", "GROUP", "g", "c", "COUNT", 1000, "STREAMS", "bench:stream",
+                ">")
+        time.sleep(0.5)
+        return ((int(srv.info()["used_memory"]) - before) / n, (srv.rss() - rss_before) / n)
     finally:
         srv.stop()
 
@@ -268,6 +320,12 @@ def main():
         mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (used_memory)",
                          per["streamd"][0], per["redis"][0]))
         mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (RSS)",
+                         per["streamd"][1], per["redis"][1]))
+    if not only or "pending" in only:
+        per = {k: memory_per_pending(args.build, k, b) for k, b in servers.items()}
+        mem_rows.append(("bytes/pending entry, 1M entries read into one consumer (used_memory)",
+                         per["streamd"][0], per["redis"][0]))
+        mem_rows.append(("bytes/pending entry, 1M entries read into one consumer (RSS)",
                          per["streamd"][1], per["redis"][1]))
 
     pause_rows = []
