@@ -20,7 +20,8 @@ std::string client_flags(const Session& s) {
   if (s.unix_socket) f += 'U';
   if (s.no_evict) f += 'e';
   if (s.no_touch) f += 'T';
-  if (f.empty()) f = "N";
+  // push_back, not = "N": GCC 12 warns falsely (-Wrestrict) on assigning a literal here.
+  if (f.empty()) f.push_back('N');
   return f;
 }
 
