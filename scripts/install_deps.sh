@@ -4,6 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(cmake g++ make libasio-dev libfmt-dev libspdlog-dev libgtest-dev
+          libssl-dev openssl
           redis-server redis-tools python3 python3-redis)
 
 missing=()

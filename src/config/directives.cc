@@ -32,6 +32,13 @@ constexpr EnumName kMaxmemoryPolicies[] = {
     {"noeviction", static_cast<std::int64_t>(MaxmemoryPolicy::kNoEviction)},
 };
 
+// tls-auth-clients: whether a TLS client must present a certificate the CA list verifies.
+constexpr EnumName kTlsAuthClients[] = {
+    {"no", static_cast<std::int64_t>(TlsAuthClients::kNo)},
+    {"yes", static_cast<std::int64_t>(TlsAuthClients::kYes)},
+    {"optional", static_cast<std::int64_t>(TlsAuthClients::kOptional)},
+};
+
 constexpr EnumName kDebugCommand[] = {
     {"no", static_cast<std::int64_t>(DebugCommand::kNo)},
     {"yes", static_cast<std::int64_t>(DebugCommand::kYes)},
@@ -86,6 +93,22 @@ const Directive kDirectives[] = {
                 "normal 256mb 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60",
                 kOutputBufferLimitCodec),
 
+    // ---- TLS (Redis's names and defaults; read at startup: streamd does not reload them) ----
+    int_row("tls-port", "0", 0, 65535).immutable(),
+    string_row("tls-cert-file", "").immutable(),
+    string_row("tls-key-file", "").immutable(),
+    string_row("tls-key-file-pass", "").immutable(),
+    string_row("tls-ca-cert-file", "").immutable(),
+    string_row("tls-ca-cert-dir", "").immutable(),
+    enum_row("tls-auth-clients", "yes", kTlsAuthClients).immutable(),
+    string_row("tls-protocols", "").immutable(),
+    string_row("tls-ciphers", "").immutable(),
+    string_row("tls-ciphersuites", "").immutable(),
+    bool_row("tls-prefer-server-ciphers", "no").immutable(),
+    bool_row("tls-session-caching", "yes").immutable(),
+    int_row("tls-session-cache-size", "20480", 0, kIntMax).immutable(),
+    int_row("tls-session-cache-timeout", "300", 0, kIntMax).immutable(),
+
     // ---- general ----
     string_row("dir", "./").protected_config(),
     int_row("databases", "16", 1, kIntMax).immutable(),
@@ -137,6 +160,9 @@ std::string_view to_string(AppendFsync v) {
 }
 std::string_view to_string(MaxmemoryPolicy v) {
   return name_in(kMaxmemoryPolicies, static_cast<std::int64_t>(v));
+}
+std::string_view to_string(TlsAuthClients v) {
+  return name_in(kTlsAuthClients, static_cast<std::int64_t>(v));
 }
 std::string_view to_string(DebugCommand v) {
   return name_in(kDebugCommand, static_cast<std::int64_t>(v));

@@ -1,18 +1,22 @@
 #include "streamd/net/connection.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <spdlog/spdlog.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
+#include <asio/ssl/error.hpp>
 #include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
 
 #include "streamd/commands/dispatch.h"
 #include "streamd/commands/server.h"
 #include "streamd/commands/session.h"
 #include "streamd/net/front_end.h"
+#include "streamd/net/tls.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::net {
@@ -35,8 +39,10 @@ bool would_block(const asio::error_code& ec) {
 
 }  // namespace
 
-Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session)
-    : fe_(fe), socket_(std::move(socket)), session_(&session), wake_(fe.io()) {}
+Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session, asio::ssl::context* tls)
+    : fe_(fe), socket_(std::move(socket)), session_(&session), wake_(fe.io()) {
+  if (tls) tls_ = std::make_unique<TlsStream>(socket_, *tls);
+}
 
 Connection::~Connection() = default;
 
@@ -53,6 +59,7 @@ void Connection::start() {
 
 asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
   (void)self;
+  if (tls_ && !co_await tls_handshake()) co_return;
   while (!closing_) {
     if (!wants_input()) {
       reader_parked_ = true;
@@ -65,10 +72,12 @@ asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
     // in few reads and is never moved again.
     std::size_t want = std::max(InputBuffer::kReadChunk, parser_.bytes_wanted());
     char* at = in_.prepare(want);
-    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(at, in_.free_space()), kAwait);
+    auto buf = asio::buffer(at, in_.free_space());
+    auto [ec, n] = tls_ ? co_await tls_->async_read_some(buf, kAwait)
+                        : co_await socket_.async_read_some(buf, kAwait);
     if (closing_) break;
     if (ec) {
-      if (ec == asio::error::eof) {
+      if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
         spdlog::debug("Client closed connection {}", describe());
       } else {
         spdlog::debug("Reading from client: {} ({})", ec.message(), describe());
@@ -89,6 +98,31 @@ asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
     }
     process_input();
   }
+}
+
+asio::awaitable<bool> Connection::tls_handshake() {
+  handshaking_ = true;
+  // The timer only closes the socket; the handshake then fails below and reports it. wake_ is
+  // free until the reader first parks.
+  wake_.expires_after(std::chrono::milliseconds(kTlsHandshakeTimeoutMs));
+  wake_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+    if (ec || !self->handshaking_ || self->closing_) return;
+    spdlog::info("Closing TLS client that did not complete its handshake in time: {}",
+                 self->describe());
+    self->close();
+  });
+  auto [ec] = co_await tls_->async_handshake(asio::ssl::stream_base::server, kAwait);
+  handshaking_ = false;
+  wake_.cancel();
+  if (closing_) co_return false;
+  if (ec) {
+    // As Redis logs a refused TLS client: a missing or untrusted certificate, garbage bytes, a
+    // protocol or cipher mismatch all end here.
+    spdlog::info("Error accepting a client connection: {} ({})", ec.message(), describe());
+    close();
+    co_return false;
+  }
+  co_return true;
 }
 
 bool Connection::wants_input() const {
@@ -191,6 +225,14 @@ void Connection::flush() {
     return;
   }
   if (must_hold_output()) return;
+  if (tls_) {
+    // The stream encrypts: hand the whole batch to one asynchronous write.
+    wbuf_.swap(out_);
+    wpos_ = 0;
+    out_.clear();
+    write_async();
+    return;
+  }
   asio::error_code ec;
   std::size_t n = socket_.write_some(asio::buffer(out_), ec);
   if (would_block(ec)) {
@@ -216,6 +258,13 @@ void Connection::flush() {
 
 void Connection::write_async() {
   write_in_flight_ = true;
+  if (tls_) {
+    asio::async_write(*tls_, asio::buffer(wbuf_.data() + wpos_, wbuf_.size() - wpos_),
+                      [self = shared_from_this()](const asio::error_code& ec, std::size_t n) {
+                        self->on_tls_written(ec, n);
+                      });
+    return;
+  }
   socket_.async_wait(Socket::wait_write, [self = shared_from_this()](const asio::error_code& ec) {
     self->on_writable(ec);
   });
@@ -256,6 +305,28 @@ void Connection::on_writable(const asio::error_code& wait_ec) {
     wbuf_.swap(out_);
   }
   after_drain();
+}
+
+void Connection::on_tls_written(const asio::error_code& ec, std::size_t n) {
+  write_in_flight_ = false;
+  if (closing_) return;
+  if (ec) {
+    spdlog::debug("Error writing to client: {} ({})", ec.message(), describe());
+    close();
+    return;
+  }
+  account_output(n);
+  if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
+  wbuf_.clear();
+  wpos_ = 0;
+  if (out_.empty()) {
+    after_drain();
+    return;
+  }
+  if (must_hold_output()) return;
+  wbuf_.swap(out_);
+  out_.clear();
+  write_async();
 }
 
 bool Connection::must_hold_output() {

@@ -172,6 +172,8 @@ void FrontEnd::refresh_settings() {
   if (fresh.loglevel != settings_.loglevel) set_log_level(fresh.loglevel);
   // Listening addresses are only read at startup.
   fresh.port = settings_.port;
+  fresh.tls_port = settings_.tls_port;
+  fresh.rest_tls = settings_.rest_tls;
   fresh.bind = settings_.bind;
   fresh.tcp_backlog = settings_.tcp_backlog;
   fresh.unixsocket = settings_.unixsocket;
@@ -206,7 +208,7 @@ void FrontEnd::do_shutdown(const std::string& reason) {
   for (auto& hook : shutdown_hooks_) hook();
 
   asio::error_code ec;
-  for (auto& acceptor : tcp_acceptors_) acceptor->close(ec);
+  for (auto& l : tcp_acceptors_) l.acceptor->close(ec);
   if (unix_acceptor_) {
     unix_acceptor_->close(ec);
     spdlog::info("Removing the unix socket file.");

@@ -20,6 +20,7 @@
 #include "streamd/commands/session.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/front_end.h"
+#include "streamd/net/tls.h"
 
 namespace streamd::net {
 
@@ -74,10 +75,27 @@ bool unavailable(const asio::error_code& ec) {
 
 }  // namespace
 
+bool FrontEnd::setup_tls() {
+  std::string error;
+  tls_ctx_ = make_tls_context(tls_settings_from(cfg_), error);
+  if (!tls_ctx_) {
+    spdlog::warn("{}", error);
+    spdlog::warn("Failed to configure TLS. Check logs for more info.");
+    return false;
+  }
+  return true;
+}
+
 bool FrontEnd::listen() {
+  if ((settings_.tls_port != 0 || settings_.rest_tls) && !setup_tls()) return false;
   if (settings_.port != 0) {
     for (const std::string& spec : settings_.bind) {
-      if (!add_tcp_listener(spec)) return false;
+      if (!add_tcp_listener(spec, settings_.port, false)) return false;
+    }
+  }
+  if (settings_.tls_port != 0) {
+    for (const std::string& spec : settings_.bind) {
+      if (!add_tcp_listener(spec, settings_.tls_port, true)) return false;
     }
   }
   if (!settings_.unixsocket.empty() && !add_unix_listener()) return false;
@@ -88,12 +106,11 @@ bool FrontEnd::listen() {
   return true;
 }
 
-bool FrontEnd::add_tcp_listener(const std::string& spec) {
+bool FrontEnd::add_tcp_listener(const std::string& spec, int port, bool tls) {
   bool optional = !spec.empty() && spec[0] == '-';
   std::string host = optional ? spec.substr(1) : spec;
   if (host == "*") host = "0.0.0.0";
   if (host == "::*") host = "::";
-  int port = settings_.port;
 
   asio::error_code ec;
   asio::ip::address address = asio::ip::make_address(host, ec);
@@ -131,7 +148,7 @@ bool FrontEnd::add_tcp_listener(const std::string& spec) {
   }
   endpoints_.push_back(format_address(
       *reinterpret_cast<const sockaddr_storage*>(acceptor->local_endpoint().data())));
-  tcp_acceptors_.push_back(std::move(acceptor));
+  tcp_acceptors_.push_back({std::move(acceptor), tls});
   return true;
 }
 
@@ -161,14 +178,16 @@ bool FrontEnd::add_unix_listener() {
 }
 
 void FrontEnd::start_accepting() {
-  for (auto& acceptor : tcp_acceptors_) {
-    asio::co_spawn(io_, accept_loop(*acceptor, false), asio::detached);
+  for (auto& l : tcp_acceptors_) {
+    asio::co_spawn(io_, accept_loop(*l.acceptor, false, l.tls), asio::detached);
   }
-  if (unix_acceptor_) asio::co_spawn(io_, accept_loop(*unix_acceptor_, true), asio::detached);
+  if (unix_acceptor_) {
+    asio::co_spawn(io_, accept_loop(*unix_acceptor_, true, false), asio::detached);
+  }
 }
 
 template <typename Acceptor>
-asio::awaitable<void> FrontEnd::accept_loop(Acceptor& acceptor, bool is_unix) {
+asio::awaitable<void> FrontEnd::accept_loop(Acceptor& acceptor, bool is_unix, bool tls) {
   asio::steady_timer backoff(io_);
   while (true) {
     auto [ec, socket] = co_await acceptor.async_accept(kAwait);
@@ -182,17 +201,18 @@ asio::awaitable<void> FrontEnd::accept_loop(Acceptor& acceptor, bool is_unix) {
       co_await backoff.async_wait(kAwait);
       continue;
     }
-    on_accept(Connection::Socket(std::move(socket)), is_unix);
+    on_accept(Connection::Socket(std::move(socket)), is_unix, tls);
   }
 }
 
-void FrontEnd::reject(Connection::Socket& socket) {
+void FrontEnd::reject(Connection::Socket& socket, bool tls) {
   // As Redis: a best-effort write of the error, then close (the socket is new, so the short
   // message fits in the kernel buffer).
   static const std::string kReply = "-" + std::string(cmd::errors::kMaxClients) + "\r\n";
   asio::error_code ec;
   socket.non_blocking(true, ec);
-  socket.write_some(asio::buffer(kReply), ec);
+  // A TLS client could not read plain text; it just sees the connection close.
+  if (!tls) socket.write_some(asio::buffer(kReply), ec);
   socket.close(ec);
   ++server_.stats().rejected_connections;
 }
@@ -209,10 +229,10 @@ void FrontEnd::reap_hung_up() {
   reap_retired();
 }
 
-void FrontEnd::on_accept(Connection::Socket socket, bool is_unix) {
+void FrontEnd::on_accept(Connection::Socket socket, bool is_unix, bool tls) {
   if (conns_.size() >= settings_.maxclients) reap_hung_up();
   if (conns_.size() >= settings_.maxclients) {
-    reject(socket);
+    reject(socket, tls);
     return;
   }
   asio::error_code ec;
@@ -240,7 +260,8 @@ void FrontEnd::on_accept(Connection::Socket socket, bool is_unix) {
   spdlog::debug("Accepted {}", session->addr);
 
   cmd::Session& s = server_.add_session(std::move(session));
-  auto conn = std::make_shared<Connection>(*this, std::move(socket), s);
+  auto conn =
+      std::make_shared<Connection>(*this, std::move(socket), s, tls ? tls_ctx_.get() : nullptr);
   conn->registry_index_ = conns_.size();
   conns_.push_back(conn.get());
   conn->start();

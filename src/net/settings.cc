@@ -8,6 +8,7 @@ Settings settings_from(const config::Config& cfg) {
   Settings s;
   s.port = static_cast<int>(cfg.port());
   s.bind = cfg.bind();
+  s.tls_port = static_cast<int>(cfg.ref<std::int64_t>("tls-port"));
   s.tcp_backlog = static_cast<int>(cfg.tcp_backlog());
   s.unixsocket = cfg.unixsocket();
   s.unixsocketperm = static_cast<unsigned>(cfg.unixsocketperm());

@@ -33,7 +33,11 @@ enum class MaxmemoryPolicy : std::int64_t {
 // enable-debug-command.
 enum class DebugCommand : std::int64_t { kNo = 0, kYes = 1, kLocal = 2 };
 
+// tls-auth-clients.
+enum class TlsAuthClients : std::int64_t { kNo = 0, kYes = 1, kOptional = 2 };
+
 std::string_view to_string(LogLevel v);
+std::string_view to_string(TlsAuthClients v);
 std::string_view to_string(AppendFsync v);
 std::string_view to_string(MaxmemoryPolicy v);
 std::string_view to_string(DebugCommand v);

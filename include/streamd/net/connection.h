@@ -18,6 +18,11 @@
 // durable yet, flush() leaves out_ alone and hands the connection to FrontEnd::hold; the front
 // end syncs the AOF once for the whole event-loop round and then flushes every held connection.
 //
+// TLS (tls-port): the same connection wraps its socket in an asio::ssl::stream. The reader first
+// completes the handshake (bounded by kTlsHandshakeTimeoutMs, so a silent or slow client costs
+// nothing but its descriptor for that long), then reads through the stream. Writes cannot go
+// straight to the socket, so every flush hands out_ to an asynchronous write of the stream.
+//
 // Invariants: out_ holds replies not yet given to the socket; wbuf_[wpos_..] holds bytes the
 // socket has not taken yet, and is non-empty only while write_in_flight_; bytes leave in the
 // order they were produced (out_ is written only when wbuf_ is drained).
@@ -25,6 +30,8 @@
 
 #include <asio/awaitable.hpp>
 #include <asio/generic/stream_protocol.hpp>
+#include <asio/ssl/context.hpp>
+#include <asio/ssl/stream.hpp>
 #include <asio/steady_timer.hpp>
 #include <cstdint>
 #include <memory>
@@ -46,8 +53,10 @@ class FrontEnd;
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   using Socket = asio::generic::stream_protocol::socket;
+  using TlsStream = asio::ssl::stream<Socket&>;
 
-  Connection(FrontEnd& fe, Socket socket, cmd::Session& session);
+  // `tls` is null for a plain connection.
+  Connection(FrontEnd& fe, Socket socket, cmd::Session& session, asio::ssl::context* tls);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -71,6 +80,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // `self` keeps the connection alive for as long as the reader runs.
   asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
+  // The TLS handshake, with its timeout; false (the connection closed) when it failed.
+  asio::awaitable<bool> tls_handshake();
   // Whether the reader should read now (not while a protocol error waits to be flushed, nor
   // while the output is over the back-pressure threshold).
   bool wants_input() const;
@@ -89,6 +100,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool must_hold_output();
   void write_async();
   void on_writable(const asio::error_code& ec);
+  void on_tls_written(const asio::error_code& ec, std::size_t n);
   void after_drain();
   void account_output(std::size_t n);
   void update_session_counters();
@@ -100,6 +112,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   FrontEnd& fe_;
   Socket socket_;
+  std::unique_ptr<TlsStream> tls_;  // over socket_; null for a plain connection
+  bool handshaking_ = false;
   cmd::Session* session_;
   std::size_t registry_index_ = 0;
 

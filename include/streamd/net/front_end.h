@@ -1,7 +1,8 @@
 // The network front end: everything between the sockets and the command layer, on one
 // io_context run by one thread (the Redis model, so nothing here is synchronised).
 //
-// It owns the listeners (TCP on each `bind` address, the unix socket), the registry of live
+// It owns the listeners (TCP on each `bind` address, TLS on `tls-port` at the same addresses,
+// the unix socket) and the TLS context (also lent to the REST listener), the registry of live
 // connections (maxclients, idle timeouts, output-limit checks, shutdown), one timer that drives
 // both cmd::Server::cron at `hz` and the deadlines of blocked clients, and the SIGINT/SIGTERM
 // handling. Connections call back into it after each batch of commands (after_batch) and when
@@ -19,6 +20,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/local/stream_protocol.hpp>
 #include <asio/signal_set.hpp>
+#include <asio/ssl/context.hpp>
 #include <asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
@@ -76,6 +78,8 @@ class FrontEnd {
   // Pending output below this needs no limit check (the smallest configured output limit).
   std::size_t output_check_bytes() const { return output_check_bytes_; }
   asio::io_context& io() { return io_; }
+  // The TLS server context, built by listen() when tls-port or rest-tls asks for it; else null.
+  asio::ssl::context* tls_context() { return tls_ctx_.get(); }
 
   // After a batch of commands: serves blocked clients whose keys became ready, brings the timer
   // forward when a new blocking deadline is earlier, and reaps closed connections.
@@ -92,13 +96,14 @@ class FrontEnd {
   }
 
  private:
-  bool add_tcp_listener(const std::string& spec);
+  bool add_tcp_listener(const std::string& spec, int port, bool tls);
   bool add_unix_listener();
+  bool setup_tls();
   void start_accepting();
   template <typename Acceptor>
-  asio::awaitable<void> accept_loop(Acceptor& acceptor, bool is_unix);
-  void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix);
-  void reject(asio::generic::stream_protocol::socket& socket);
+  asio::awaitable<void> accept_loop(Acceptor& acceptor, bool is_unix, bool tls);
+  void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix, bool tls);
+  void reject(asio::generic::stream_protocol::socket& socket, bool tls);
   void reap_hung_up();
   void reap_retired();
   void release_held();
@@ -119,7 +124,12 @@ class FrontEnd {
   uint64_t settings_gen_ = 1;
   std::size_t output_check_bytes_ = 0;
 
-  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp_acceptors_;
+  struct TcpListener {
+    std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
+    bool tls = false;
+  };
+  std::vector<TcpListener> tcp_acceptors_;
+  std::unique_ptr<asio::ssl::context> tls_ctx_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
   std::vector<std::string> endpoints_;
 

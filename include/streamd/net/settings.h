@@ -26,6 +26,8 @@ struct Settings {
   // Listening (read once at startup).
   int port = 6379;
   std::vector<std::string> bind = {"127.0.0.1", "-::1"};  // '-' prefix: skip if unavailable
+  int tls_port = 0;                                       // 0 = no TLS listener
+  bool rest_tls = false;  // the REST listener needs the TLS context too
   int tcp_backlog = 511;
   std::string unixsocket;       // empty: no unix socket
   unsigned unixsocketperm = 0;  // octal mode bits; 0 leaves the umask's choice
