@@ -140,6 +140,7 @@ bool AofService::start() {
   writer_.set_policy(opts_.fsync);
   if (!opts_.enabled) {
     server_.set_persistence(this);
+    listen_to_config();
     return true;
   }
   std::string manifest_path = join_path(opts_.dirname, manifest_name(opts_.filename));
@@ -188,22 +189,84 @@ void AofService::set_enabled(bool on) {
       child_pid_ = 0;
     }
     writer_.close_file();
+    if (waiting_first_rewrite_) {
+      ::unlink(join_path(opts_.dirname, temp_incr_file_name(opts_.filename)).c_str());
+      waiting_first_rewrite_ = false;
+    }
+    rewrite_scheduled_ = false;
     opts_.enabled = false;
     spdlog::info("Append only file disabled");
     return;
   }
-  // The current data becomes the base of a new AOF (an AOF left from an earlier run is not
-  // what is in memory now: it is superseded, as in Redis).
-  opts_.enabled = true;
+  // The current data becomes the base of a new AOF. An AOF left on disk by an earlier run is
+  // not what is in memory now: it is superseded, but its manifest is read so that the new files
+  // continue its sequence numbers (no name is reused) and its files are removed afterwards.
+  if (int e = make_dir(opts_.dirname); e != 0) {
+    spdlog::warn("Can't enable the append only file: can't create {}: {}", opts_.dirname,
+                 std::strerror(e));
+    return;
+  }
   manifest_ = Manifest{};
+  int err = 0;
+  if (auto text = read_file(join_path(opts_.dirname, manifest_name(opts_.filename)), &err)) {
+    if (!parse_manifest(*text, manifest_, nullptr)) manifest_ = Manifest{};
+  }
   base_size_ = 0;
   closed_incr_size_ = 0;
-  if (int e = make_dir(opts_.dirname); e != 0 || !fork_rewrite()) {
-    spdlog::warn("Can't enable the append only file: the rewrite could not start");
-    opts_.enabled = false;
+  if (child_pid_ > 0) {
+    // A BGREWRITEAOF of the appendonly-no kind is running: its base would not match the
+    // temporary incr file, which starts now. Start over.
+    ::kill(child_pid_, SIGKILL);
+    int st;
+    while (::waitpid(child_pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    ::unlink(join_path(opts_.dirname, child_temp_).c_str());
+    child_pid_ = 0;
+  }
+  if (!open_temp_incr()) return;
+  opts_.enabled = true;
+  waiting_first_rewrite_ = true;
+  if (!fork_rewrite()) {
+    spdlog::warn("Can't enable the append only file now: the rewrite could not start; retrying");
+    last_rewrite_ok_ = false;
+    ++rewrite_failures_;
+    rewrite_scheduled_ = true;
+    next_auto_attempt_ms_ = server_.clock().now_ms() + kAutoRewriteRetryMs;
     return;
   }
   spdlog::info("Append only file enabled: rewriting the current data into it");
+}
+
+bool AofService::open_temp_incr() {
+  std::string path = join_path(opts_.dirname, temp_incr_file_name(opts_.filename));
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    spdlog::warn("Can't enable the append only file: can't create {}: {}", path,
+                 std::strerror(errno));
+    return false;
+  }
+  writer_.open_file(fd, path, 0);
+  return true;
+}
+
+bool AofService::adopt_temp_incr(Manifest& next) {
+  // Its content must be on disk before a manifest lists it.
+  if (!writer_.fsync_through(writer_.appended_seq())) {
+    spdlog::warn("Can't make the temporary AOF incr file durable: {}",
+                 std::strerror(writer_.last_errno()));
+    return false;
+  }
+  long long seq = manifest_.last_incr_seq() + 1;
+  std::string name = incr_file_name(opts_.filename, seq);
+  std::string path = join_path(opts_.dirname, name);
+  if (::rename(writer_.path().c_str(), path.c_str()) != 0) {
+    spdlog::warn("Can't rename the temporary AOF incr file into {}: {}", name,
+                 std::strerror(errno));
+    return false;
+  }
+  writer_.set_path(path);
+  next.incrs.push_back(AofFileInfo{name, seq, AofFileType::kIncr});
+  return true;
 }
 
 void AofService::update_options(FsyncPolicy fsync, long long rewrite_percentage,
@@ -370,7 +433,8 @@ void AofService::remove_temp_files() {
   if (!d) return;
   while (dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
-    if (name.substr(0, kTempRewritePrefix.size()) == kTempRewritePrefix) {
+    if (name.substr(0, kTempRewritePrefix.size()) == kTempRewritePrefix ||
+        name == temp_incr_file_name(opts_.filename)) {
       ::unlink(join_path(opts_.dirname, name).c_str());
     }
   }
@@ -424,7 +488,7 @@ bool AofService::fork_rewrite() {
       spdlog::warn("Can't create the AOF directory {}: {}", opts_.dirname, std::strerror(e));
       return false;
     }
-  } else if (!open_next_incr("on background rewrite")) {
+  } else if (!waiting_first_rewrite_ && !open_next_incr("on background rewrite")) {
     return false;
   }
   rewrite_scheduled_ = false;
@@ -476,6 +540,8 @@ void AofService::rewrite_done(int status) {
     last_rewrite_ok_ = false;
     ++rewrite_failures_;
     next_auto_attempt_ms_ = now + kAutoRewriteRetryMs;
+    // CONFIG SET appendonly yes still has no base: keep trying (after the retry delay).
+    if (waiting_first_rewrite_) rewrite_scheduled_ = true;
   };
   if (!ok) {
     if (WIFSIGNALED(status)) {
@@ -498,17 +564,31 @@ void AofService::rewrite_done(int status) {
   spdlog::info("Successfully renamed the temporary AOF base file {} into {}", child_temp_, base);
   Manifest next;
   next.base = AofFileInfo{base, seq, AofFileType::kBase};
-  if (opts_.enabled && !manifest_.incrs.empty()) next.incrs.push_back(manifest_.incrs.back());
+  if (waiting_first_rewrite_) {
+    if (!adopt_temp_incr(next)) {
+      ::unlink(base_path.c_str());
+      return fail();
+    }
+  } else if (opts_.enabled && !manifest_.incrs.empty()) {
+    next.incrs.push_back(manifest_.incrs.back());
+  }
   if (!write_manifest(next)) {
+    if (waiting_first_rewrite_) {
+      // Back to the temporary name, so the next attempt finds the file where it left it.
+      std::string tmp = join_path(opts_.dirname, temp_incr_file_name(opts_.filename));
+      if (::rename(writer_.path().c_str(), tmp.c_str()) == 0) writer_.set_path(tmp);
+    }
     ::unlink(base_path.c_str());
     return fail();
   }
+  waiting_first_rewrite_ = false;
   // The manifest no longer lists the old files: delete them.
   std::vector<std::string> old;
   if (manifest_.base) old.push_back(manifest_.base->name);
   for (const auto& f : manifest_.incrs) {
     if (next.incrs.empty() || f.name != next.incrs.back().name) old.push_back(f.name);
   }
+  for (const auto& f : manifest_.history) old.push_back(f.name);
   for (const auto& name : old) {
     spdlog::info("Removing the history file {}", name);
     ::unlink(join_path(opts_.dirname, name).c_str());
@@ -549,7 +629,6 @@ void AofService::maybe_auto_rewrite() {
 }
 
 void AofService::cron(int64_t now_ms) {
-  (void)now_ms;
   // Writes what no client is waiting for (active-expiry DELs) and retries after a write error.
   if (opts_.enabled) writer_.sync();
   if (child_pid_ > 0) {
@@ -563,10 +642,11 @@ void AofService::cron(int64_t now_ms) {
     }
     return;
   }
-  if (rewrite_scheduled_) {
+  if (rewrite_scheduled_ && now_ms >= next_auto_attempt_ms_) {
     if (!fork_rewrite()) {
       last_rewrite_ok_ = false;
       ++rewrite_failures_;
+      next_auto_attempt_ms_ = now_ms + kAutoRewriteRetryMs;
     }
     return;
   }
@@ -599,6 +679,12 @@ cmd::PersistenceInfo AofService::info() const {
 }
 
 bool AofService::shutdown_flush() {
+  if (child_pid_ > 0 && waiting_first_rewrite_) {
+    // Without this rewrite's base, the records of the temporary incr file mean nothing: let it
+    // finish rather than exit with an AOF that does not hold the data.
+    spdlog::info("Waiting for the initial AOF rewrite to finish before exiting...");
+    wait_rewrite();
+  }
   if (child_pid_ > 0) {
     spdlog::warn("There is a child rewriting the AOF. Killing it!");
     ::kill(child_pid_, SIGKILL);

@@ -80,8 +80,15 @@ std::vector<StreamId> ghost_ids(const engine::Stream& s) {
   return out;
 }
 
-void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
-  std::vector<StreamId> ghosts = ghost_ids(s);
+// ---- one function per kind of stream state --------------------------------------------------
+// write_stream() calls these in order. State added later (stream settings, idempotency records,
+// per-entry flags of pending entries) gets its own function here, called from write_stream() or
+// write_group() at the point where the commands that restore it can run: after the entries and
+// groups exist, before the ghosts are removed (a claim needs its entry).
+
+// XADD per live entry, with the ghost placeholders merged in ID order.
+void write_entries(Emitter& e, const std::string& key, const engine::Stream& s,
+                   const std::vector<StreamId>& ghosts) {
   std::size_t next_ghost = 0;
   std::vector<std::string_view> argv;
   std::string idbuf;
@@ -106,62 +113,90 @@ void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
             e.cmd(argv);
           });
   add_ghosts_before(nullptr);
+  // A stream must exist before XSETID can set its metadata.
   if (s.length() == 0 && ghosts.empty()) e.cmd({"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});
+}
 
+// XSETID: last ID, entries added, max deleted ID.
+void write_stream_metadata(Emitter& e, const std::string& key, const engine::Stream& s) {
   std::string last = id_text(s.last_id());
   std::string added = std::to_string(s.entries_added());
   std::string maxdel = id_text(s.max_deleted_entry_id());
-  auto xsetid = [&] {
-    e.cmd({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", maxdel});
-  };
-  // Without ghosts, Redis's order; with them, XSETID must follow the ghosts' removal.
-  if (ghosts.empty()) xsetid();
+  e.cmd({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", maxdel});
+}
 
-  s.groups().for_each([&](const engine::ConsumerGroup& g) {
-    std::string glast = id_text(g.last_delivered_id());
-    std::string read = std::to_string(g.entries_read());
-    e.cmd({"XGROUP", "CREATE", key, g.name(), glast, "ENTRIESREAD", read});
-    for (auto it = g.pel().begin(); it.valid(); ++it) {
-      const engine::PendingEntry* p = it.entry();
-      std::string id = id_text(it.id());
-      std::string time = std::to_string(p->delivery_time_ms);
-      std::string count = std::to_string(p->delivery_count);
-      std::string_view owner = p->owner ? std::string_view(p->owner->name()) : "";
-      e.cmd({"XCLAIM", key, g.name(), owner, "0", id, "TIME", time, "RETRYCOUNT", count, "JUSTID",
-             "FORCE"});
-    }
-    g.for_each_consumer([&](const engine::Consumer& c) {
-      if (c.pending_count() == 0) e.cmd({"XGROUP", "CREATECONSUMER", key, g.name(), c.name()});
-    });
+// XGROUP CREATE with the group's last-delivered ID and entries-read.
+void write_group_create(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+  std::string glast = id_text(g.last_delivered_id());
+  std::string read = std::to_string(g.entries_read());
+  e.cmd({"XGROUP", "CREATE", key, g.name(), glast, "ENTRIESREAD", read});
+}
+
+// One pending entry: owner, delivery time and count, through XCLAIM ... JUSTID FORCE (which
+// creates the consumer when needed and neither touches the count nor the group's last ID).
+void write_pending_entry(Emitter& e, const std::string& key, const engine::ConsumerGroup& g,
+                         StreamId id, const engine::PendingEntry& p) {
+  std::string idt = id_text(id);
+  std::string time = std::to_string(p.delivery_time_ms);
+  std::string count = std::to_string(p.delivery_count);
+  std::string_view owner = p.owner ? std::string_view(p.owner->name()) : "";
+  e.cmd({"XCLAIM", key, g.name(), owner, "0", idt, "TIME", time, "RETRYCOUNT", count, "JUSTID",
+         "FORCE"});
+}
+
+// Consumers that own nothing (the claims above created all the others).
+void write_idle_consumers(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+  g.for_each_consumer([&](const engine::Consumer& c) {
+    if (c.pending_count() == 0) e.cmd({"XGROUP", "CREATECONSUMER", key, g.name(), c.name()});
   });
+}
 
+void write_group(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+  write_group_create(e, key, g);
+  for (auto it = g.pel().begin(); it.valid(); ++it) {
+    write_pending_entry(e, key, g, it.id(), *it.entry());
+  }
+  write_idle_consumers(e, key, g);
+}
+
+// Removes the ghost placeholders once every claim is done: the ones before the first live entry
+// with one exact trim, the others with one XDEL.
+void remove_ghosts(Emitter& e, const std::string& key, const engine::Stream& s,
+                   const std::vector<StreamId>& ghosts) {
+  StreamId first = s.first_id();
+  bool has_live = s.length() > 0;
+  bool head = false;
+  std::vector<std::string> later;
+  for (StreamId g : ghosts) {
+    if (!has_live || g < first) {
+      head = true;
+    } else {
+      later.push_back(id_text(g));
+    }
+  }
+  if (head && has_live) {
+    std::string f = id_text(first);
+    e.cmd({"XTRIM", key, "MINID", "=", f});
+  } else if (head) {
+    e.cmd({"XTRIM", key, "MAXLEN", "=", "0"});
+  }
+  if (!later.empty()) {
+    std::vector<std::string_view> argv{"XDEL", key};
+    for (const auto& id : later) argv.push_back(id);
+    e.cmd(argv);
+  }
+}
+
+void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
+  std::vector<StreamId> ghosts = ghost_ids(s);
+  write_entries(e, key, s, ghosts);
+  // Without ghosts, Redis's order; with them, XSETID must follow the ghosts' removal (which
+  // would otherwise move max-deleted-id and entries-added).
+  if (ghosts.empty()) write_stream_metadata(e, key, s);
+  s.groups().for_each([&](const engine::ConsumerGroup& g) { write_group(e, key, g); });
   if (!ghosts.empty()) {
-    // Ghosts before the first live entry go with one exact trim, the others one by one.
-    StreamId first = s.first_id();
-    bool has_live = s.length() > 0;
-    bool head = false;
-    std::vector<std::string> later;
-    for (StreamId g : ghosts) {
-      if (!has_live || g < first) {
-        head = true;
-      } else {
-        later.push_back(id_text(g));
-      }
-    }
-    if (head && has_live) {
-      std::string f = id_text(first);
-      e.cmd({"XTRIM", key, "MINID", "=", f});
-    } else if (head) {
-      e.cmd({"XTRIM", key, "MAXLEN", "=", "0"});
-    }
-    if (!later.empty()) {
-      argv.clear();
-      argv.push_back("XDEL");
-      argv.push_back(key);
-      for (const auto& id : later) argv.push_back(id);
-      e.cmd(argv);
-    }
-    xsetid();
+    remove_ghosts(e, key, s, ghosts);
+    write_stream_metadata(e, key, s);
   }
 }
 

@@ -254,6 +254,10 @@ std::string temp_manifest_name(std::string_view prefix) {
   return "temp-" + std::string(prefix) + ".manifest";
 }
 
+std::string temp_incr_file_name(std::string_view prefix) {
+  return "temp-" + std::string(prefix) + ".incr";
+}
+
 std::string base_file_name(std::string_view prefix, long long seq) {
   return std::string(prefix) + "." + std::to_string(seq) + ".base.aof";
 }

@@ -20,6 +20,12 @@
 //      the older files are deleted. A failed or killed child changes nothing: the manifest
 //      still lists the old base and all incremental files.
 // A crash at any point leaves a manifest whose files load to the acknowledged state.
+//
+// CONFIG SET appendonly yes (at runtime) starts with a rewrite too, as in Redis: until that
+// first base exists, new records go to a temporary incremental file that no manifest lists (the
+// manifest on disk, if any, still describes an older AOF); when the rewrite succeeds, the
+// temporary file is renamed to the next incremental name and the manifest switches to
+// {new base, that file} at once. A failed first rewrite is retried.
 #pragma once
 
 #include <sys/types.h>
@@ -101,6 +107,9 @@ class AofService final : public cmd::Persistence {
   // Adds a new incremental file to the manifest and switches the writer to it.
   bool open_next_incr(const char* why);
   bool write_manifest(const Manifest& m);
+  bool open_temp_incr();
+  // The rewrite_done() success path when CONFIG SET appendonly yes waited for its first base.
+  bool adopt_temp_incr(Manifest& next);
   void remove_temp_files();
   bool fork_rewrite();
   void rewrite_done(int status);
@@ -122,6 +131,8 @@ class AofService final : public cmd::Persistence {
   std::string child_temp_;  // the child's temporary file name (in the AOF directory)
   int64_t rewrite_start_ms_ = 0;
   bool rewrite_scheduled_ = false;
+  // CONFIG SET appendonly yes: records go to the temporary incr file until the first base.
+  bool waiting_first_rewrite_ = false;
   int64_t last_rewrite_time_sec_ = -1;
   bool last_rewrite_ok_ = true;
   uint64_t rewrites_ = 0;

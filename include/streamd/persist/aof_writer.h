@@ -56,6 +56,8 @@ class AofWriter {
   int close_file();
   bool has_file() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
+  // The current file was renamed (the descriptor stays valid): log under its new name.
+  void set_path(std::string path) { path_ = std::move(path); }
 
   // Adds a unit to the buffer; returns its sequence number.
   uint64_t append(const cmd::PropagationBatch& unit);

@@ -18,6 +18,8 @@
 //   others, then removed again (XTRIM MINID = first-live-id for ghosts before the first live
 //   entry, XDEL for the rest), and XSETID comes last to restore the stream's metadata. Every
 //   command is one Redis 7.0 knows, so the file still loads into redis-server.
+// Each kind of stream state has its own function in dataset_writer.cc (entries, metadata, group,
+// pending entry, idle consumers, ghosts); new state gets a new function called from there.
 #pragma once
 
 #include <cstdint>

@@ -55,8 +55,10 @@ struct Manifest {
 bool parse_manifest(std::string_view text, Manifest& out, std::string* err);
 
 // File names for appendfilename `prefix`.
-std::string manifest_name(std::string_view prefix);                  // prefix.manifest
-std::string temp_manifest_name(std::string_view prefix);             // temp-prefix.manifest
+std::string manifest_name(std::string_view prefix);       // prefix.manifest
+std::string temp_manifest_name(std::string_view prefix);  // temp-prefix.manifest
+// The incremental file written while CONFIG SET appendonly yes waits for its first base.
+std::string temp_incr_file_name(std::string_view prefix);            // temp-prefix.incr
 std::string base_file_name(std::string_view prefix, long long seq);  // prefix.seq.base.aof
 std::string incr_file_name(std::string_view prefix, long long seq);  // prefix.seq.incr.aof
 

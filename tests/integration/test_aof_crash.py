@@ -114,7 +114,13 @@ class CrashTest(unittest.TestCase):
                     h.call(c, "XGROUP", "CREATE", "q", "g", "$", "MKSTREAM")
                 # Small auto-rewrite threshold: rewrites also happen on their own.
                 h.call(c, "CONFIG", "SET", "auto-aof-rewrite-min-size", 256 * 1024)
-                self.verify(c, all_added, all_acked, all_delivered, check)
+                # Between rounds a cheap check (nothing ever deletes from q, so every XADD
+                # acknowledged so far must be counted; the files loaded); the full check of
+                # every ID runs once at the end: what is lost cannot come back in a later round,
+                # and reading the whole stream each round made this file take minutes.
+                if policy == "always":
+                    self.assertGreaterEqual(h.call(c, "XLEN", "q"),
+                                            sum(len(a) for a, _ in all_added))
             load = Load(s.port, rnd)
             load.start()
             time.sleep(rng.uniform(0.3, 1.2))

@@ -47,6 +47,10 @@ class RoundTripTest(unittest.TestCase):
         with s.client() as c:
             h.build_dataset(c)
             h.build_dataset(c, part=2)
+            # "gone" (PX 1) has expired but may not have been reclaimed yet: active expiry
+            # would then log its DEL to the new incremental file after the rewrite (Redis too).
+            # Reading it deletes it now, so the new incremental file stays empty.
+            self.assertIsNone(h.call(c, "GET", "gone"))
             self.assertEqual(c.call("BGREWRITEAOF").text,
                              b"Background append only file rewriting started")
         i = h.wait_rewrite(s)
