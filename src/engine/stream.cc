@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "streamd/engine/idmp.h"
+
 namespace streamd::engine {
 
 namespace {
@@ -20,6 +22,8 @@ class IdKey {
 
 }  // namespace
 
+Stream::Stream(StreamLimits limits) : limits_(limits) {}
+
 Stream::~Stream() = default;
 
 std::unique_ptr<Stream> Stream::clone() const {
@@ -34,11 +38,18 @@ std::unique_ptr<Stream> Stream::clone() const {
   s->first_id_ = first_id_;
   s->max_deleted_ = max_deleted_;
   s->groups_ = groups_.clone();
+  if (idmp_) s->idmp_ = idmp_->clone();
   return s;
 }
 
+IdmpTable& Stream::idmp_or_create() {
+  if (!idmp_) idmp_ = std::make_unique<IdmpTable>();
+  return *idmp_;
+}
+
 std::size_t Stream::memory_usage() const {
-  return sizeof(Stream) + nodes_.memory_usage() + node_bytes_ + groups_.memory_usage();
+  return sizeof(Stream) + nodes_.memory_usage() + node_bytes_ + groups_.memory_usage() +
+         (idmp_ ? idmp_->memory_usage() : 0);
 }
 
 // ---- writes ----------------------------------------------------------------------------------
@@ -129,7 +140,7 @@ TrimResult Stream::trim(const TrimSpec& spec) {
   return r;
 }
 
-bool Stream::erase(StreamId id) {
+bool Stream::erase(StreamId id, bool record_deleted) {
   IdKey key(id);
   auto it = nodes_.seek(SeekOp::kLe, key.view());
   if (!it.valid()) return false;
@@ -138,7 +149,7 @@ bool Stream::erase(StreamId id) {
   if (!off || !node.tombstone(*off)) return false;
   --length_;
   if (node.live() == 0) remove_node(node.master_id());
-  if (id > max_deleted_) max_deleted_ = id;
+  if (record_deleted && id > max_deleted_) max_deleted_ = id;
   if (id == first_id_) first_id_ = first_live_id();
   return true;
 }

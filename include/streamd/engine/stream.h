@@ -34,6 +34,8 @@
 
 namespace streamd::engine {
 
+class IdmpTable;  // idmp.h
+
 // stream-node-max-entries / stream-node-max-bytes. 0 = no limit (a node still stops at 1 GiB).
 struct StreamLimits {
   uint64_t max_entries = 100;
@@ -75,7 +77,8 @@ class Stream {
   // Redis refuses an entry whose fields and values add up to more than this (XADD).
   static constexpr std::size_t kMaxElementsLength = std::size_t{1} << 30;
 
-  explicit Stream(StreamLimits limits = {}) : limits_(limits) {}
+  // Out of line: the IdmpTable member is an incomplete type here.
+  explicit Stream(StreamLimits limits = {});
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream();
@@ -99,8 +102,9 @@ class Stream {
   // XTRIM / XADD MAXLEN|MINID. Returns the number removed and the exact thresholds.
   TrimResult trim(const TrimSpec& spec);
 
-  // XDEL of one ID: false if there is no live entry with it.
-  bool erase(StreamId id);
+  // XDEL of one ID: false if there is no live entry with it. `record_deleted` = false removes the
+  // entry without raising max_deleted_entry_id (a trim that picks entries, see stream_refs.h).
+  bool erase(StreamId id, bool record_deleted = true);
 
   // XSETID. Checks in redis-server 7.0.15's order:
   //   kSetIdSmallerThanProvidedMaxDeleted (last_id < max_deleted),
@@ -153,6 +157,12 @@ class Stream {
   StreamGroups& groups() { return groups_; }
   const StreamGroups& groups() const { return groups_; }
 
+  // Idempotent production state (XADD IDMP/IDMPAUTO, XCFGSET; see idmp.h): null until the
+  // stream first uses it, so a stream without IDMP pays one pointer.
+  IdmpTable* idmp() { return idmp_.get(); }
+  const IdmpTable* idmp() const { return idmp_.get(); }
+  IdmpTable& idmp_or_create();
+
   // MEMORY USAGE: estimated heap bytes (the object, tree nodes, node buffers incl. malloc
   // overhead, consumer groups). O(1) in the number of entries; linear in groups and consumers.
   std::size_t memory_usage() const;
@@ -172,6 +182,7 @@ class Stream {
   std::size_t node_bytes_ = 0;  // Σ malloc_size_estimate(node capacity)
 
   StreamGroups groups_;  // consumer groups by name
+  std::unique_ptr<IdmpTable> idmp_;
 };
 
 // Walks the live entries of a range; see Stream::scan. Invalidated by any mutation.
