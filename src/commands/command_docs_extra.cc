@@ -82,6 +82,47 @@ std::string token_arg(std::string_view name, std::string_view token) {
   return aggregate('~', specs);
 }
 
+// Plain arguments: map({name, type}) plus the optional token and flags.
+std::string arg(std::string_view name, std::string_view type,
+                std::initializer_list<std::string_view> arg_flags = {}, std::string_view token = {},
+                int key_spec_index = -1) {
+  std::string out;
+  std::size_t n = 2;
+  out += bulk("name") + bulk(name) + bulk("type") + bulk(type);
+  if (key_spec_index >= 0) {
+    out += bulk("key_spec_index") + integer(key_spec_index);
+    ++n;
+  }
+  if (!token.empty()) {
+    out += bulk("token") + bulk(token);
+    ++n;
+  }
+  if (arg_flags.size() != 0) {
+    out += bulk("flags") + flags(arg_flags);
+    ++n;
+  }
+  return "%" + std::to_string(n) + "\r\n" + out;
+}
+// KEEPREF | DELREF | ACKED, optional (Redis 8.2).
+std::string ref_policy_arg() {
+  return map({{"name", bulk("condition")},
+              {"type", bulk("oneof")},
+              {"flags", flags({"optional"})},
+              {"arguments", array({token_arg("keepref", "KEEPREF"), token_arg("delref", "DELREF"),
+                                   token_arg("acked", "ACKED")})}});
+}
+// IDS numids id [id ...] (Redis 8.2).
+std::string ids_block_arg() {
+  return map({{"name", bulk("ids")},
+              {"type", bulk("block")},
+              {"token", bulk("IDS")},
+              {"arguments", array({arg("numids", "integer"), arg("id", "string", {"multiple"})})}});
+}
+// The one key spec of a single-key command at index 1.
+std::string key_at_1(std::initializer_list<std::string_view> key_flags) {
+  return key_specs({key_spec(flags(key_flags), begin_index(1), find_range(0, 1, 0))});
+}
+
 OwnedDoc entry(std::string_view name, std::string info_tail, Pairs doc) {
   return OwnedDoc{std::string(name), std::move(info_tail), doc.size(), pairs_body(doc)};
 }
@@ -134,6 +175,49 @@ std::vector<OwnedDoc> hand_written_docs() {
        {"arguments", array({map({{"name", bulk("numlocal")}, {"type", bulk("integer")}}),
                             map({{"name", bulk("numreplicas")}, {"type", bulk("integer")}}),
                             map({{"name", bulk("timeout")}, {"type", bulk("integer")}})})}}));
+
+  // XDELEX and XACKDEL (Redis 8.2).
+  out.push_back(entry(
+      "xdelex", tips({}) + key_at_1({"RW", "delete"}),
+      {{"summary",
+        bulk("Deletes one or multiple entries from the stream, with control over consumer group "
+             "references.")},
+       {"since", bulk("8.2.0")},
+       {"group", bulk("stream")},
+       {"complexity",
+        bulk("O(1) for each single item to delete in the stream, regardless of the stream size.")},
+       {"arguments", array({arg("key", "key", {}, {}, 0), ref_policy_arg(), ids_block_arg()})}}));
+  out.push_back(
+      entry("xackdel", tips({}) + key_at_1({"RW", "update", "delete"}),
+            {{"summary",
+              bulk("Acknowledges and conditionally deletes one or multiple entries for a stream "
+                   "consumer group.")},
+             {"since", bulk("8.2.0")},
+             {"group", bulk("stream")},
+             {"complexity", bulk("O(1) for each entry ID processed.")},
+             {"arguments", array({arg("key", "key", {}, {}, 0), arg("group", "string"),
+                                  ref_policy_arg(), ids_block_arg()})}}));
+
+  // XCFGSET (Redis 8.6) and XIDMPRECORD (Redis 8.8, internal: AOF replay of IDMP records).
+  out.push_back(entry(
+      "xcfgset", tips({}) + key_at_1({"RW", "update"}),
+      {{"summary", bulk("Sets the IDMP configuration parameters for a stream.")},
+       {"since", bulk("8.6.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("O(1)")},
+       {"arguments", array({arg("key", "key", {}, {}, 0),
+                            arg("idmp-duration", "integer", {"optional"}, "IDMP-DURATION"),
+                            arg("idmp-maxsize", "integer", {"optional"}, "IDMP-MAXSIZE")})}}));
+  out.push_back(
+      entry("xidmprecord", tips({}) + key_at_1({"RW", "update"}),
+            {{"summary",
+              bulk("Records an idempotent ID of a stream entry (internal: replays IDMP state from "
+                   "the AOF).")},
+             {"since", bulk("8.8.0")},
+             {"group", bulk("stream")},
+             {"complexity", bulk("O(1)")},
+             {"arguments", array({arg("key", "key", {}, {}, 0), arg("pid", "string"),
+                                  arg("iid", "string"), arg("stream-id", "string")})}}));
 
   return out;
 }

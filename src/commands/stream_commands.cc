@@ -8,6 +8,8 @@ void register_stream_commands(CommandTable& t) {
   register_stream_read_commands(t);
   register_stream_info_commands(t);
   register_stream_group_commands(t);
+  register_stream_ref_commands(t);
+  register_stream_idmp_commands(t);
 }
 
 }  // namespace streamd::cmd

@@ -10,6 +10,7 @@
 #include "streamd/commands/stream_commands.h"
 #include "streamd/commands/stream_group_render.h"
 #include "streamd/commands/stream_propagation.h"
+#include "streamd/commands/stream_read_budget.h"
 #include "streamd/commands/stream_support.h"
 #include "streamd/engine/consumer_group.h"
 
@@ -93,20 +94,29 @@ void xreadgroup(Context& ctx) {
   resp::ReplyWriter::Deferred d{};
   // XREADGROUP itself never propagates: its deliveries do, as XCLAIM ... FORCE JUSTID.
   ctx.propagate_nothing();
-  for (std::size_t i = 0; i < a.nstreams; ++i) {
+  ReadBudget budget(static_cast<uint64_t>(a.maxcount), static_cast<uint64_t>(a.maxsize));
+  for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     GroupRead& r = reads[i];
     // History reads are always served; `>` only when the stream has something new.
     if (r.new_entries && !r.group->has_new_entries(*r.stream)) continue;
+    // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
+    std::size_t count = static_cast<std::size_t>(a.count);
+    if (budget.limited()) {
+      std::size_t fit =
+          group_read_fit(*r.stream, *r.group, r.group->find_consumer(a.consumer), r.new_entries,
+                         r.after.next().value_or(StreamId::max()), count, budget);
+      if (fit == 0 && budget.stopped()) break;
+      if (fit != 0) count = fit;
+    }
     auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
     std::string_view key = ctx.arg(a.streams_pos + i);
     if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
     consumer->mark_seen(ctx.now_ms);
     engine::ReadResult rr =
         r.new_entries
-            ? r.group->read_new(*r.stream, *consumer, static_cast<std::size_t>(a.count), a.noack,
-                                ctx.now_ms)
+            ? r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms)
             : r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
-                                    static_cast<std::size_t>(a.count), ctx.now_ms);
+                                    count, ctx.now_ms);
     for (const engine::GroupEntry& e : rr.entries) {
       propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
     }

@@ -4,6 +4,7 @@
 #include "streamd/commands/stream_commands.h"
 #include "streamd/commands/stream_group_render.h"
 #include "streamd/commands/stream_support.h"
+#include "streamd/engine/idmp.h"
 
 namespace streamd::cmd {
 
@@ -55,8 +56,13 @@ void xinfo_stream(Context& ctx) {
     ctx.reply.error(errors::kNoSuchKey);
     return;
   }
+  // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
+  // XCFGSET); a stream that never did keeps the 7.x shape.
+  engine::IdmpTable* idmp = s->idmp();
+  if (idmp) idmp->expire_all(static_cast<uint64_t>(ctx.now_ms));
+  bool idmp_fields = idmp && (idmp->configured() || idmp->iids_added() != 0);
   resp::ReplyWriter& w = ctx.reply;
-  w.map(full ? 9 : 10);
+  w.map((full ? 9 : 10) + (idmp_fields ? 6 : 0));
   w.bulk("length");
   w.integer(static_cast<long long>(s->length()));
   w.bulk("radix-tree-keys");
@@ -71,6 +77,20 @@ void xinfo_stream(Context& ctx) {
   w.integer(static_cast<long long>(s->entries_added()));
   w.bulk("recorded-first-entry-id");
   write_id(w, s->first_id());
+  if (idmp_fields) {
+    w.bulk("idmp-duration");
+    w.integer(idmp->duration_sec());
+    w.bulk("idmp-maxsize");
+    w.integer(idmp->maxsize());
+    w.bulk("pids-tracked");
+    w.integer(static_cast<long long>(idmp->pids_tracked()));
+    w.bulk("iids-tracked");
+    w.integer(static_cast<long long>(idmp->iids_tracked()));
+    w.bulk("iids-added");
+    w.integer(static_cast<long long>(idmp->iids_added()));
+    w.bulk("iids-duplicates");
+    w.integer(static_cast<long long>(idmp->iids_duplicates()));
+  }
   if (!full) {
     w.bulk("groups");
     w.integer(static_cast<long long>(s->group_count()));

@@ -14,18 +14,32 @@ std::string num(int64_t v) {
   return std::to_string(v);
 }
 
+std::string_view policy_token(engine::RefPolicy p) {
+  switch (p) {
+    case engine::RefPolicy::kDelRef:
+      return "DELREF";
+    case engine::RefPolicy::kAcked:
+      return "ACKED";
+    case engine::RefPolicy::kKeepRef:
+      break;
+  }
+  return {};
+}
+
 }  // namespace
 
 void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
-                    std::span<const engine::FieldValue> fields) {
+                    std::span<const engine::FieldValue> fields, engine::RefPolicy policy) {
   if (!ctx.propagating()) return ctx.propagate_nothing();
   std::string id_text = id.to_string();
   std::string threshold;
   std::vector<std::string_view> argv;
-  argv.reserve(6 + 2 * fields.size());
+  argv.reserve(7 + 2 * fields.size());
   argv.push_back("XADD");
   argv.push_back(key);
+  if (trim && policy != engine::RefPolicy::kKeepRef) argv.push_back(policy_token(policy));
+  if (trim && policy == engine::RefPolicy::kAcked) strategy = engine::TrimStrategy::kMaxLen;
   if (trim && strategy == engine::TrimStrategy::kMaxLen) {
     threshold = num(trim->exact_maxlen);
     argv.insert(argv.end(), {"MAXLEN", "=", threshold});
@@ -42,15 +56,26 @@ void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
 }
 
 void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
-                     const engine::TrimResult& trim) {
+                     const engine::TrimResult& trim, engine::RefPolicy policy) {
   if (!ctx.propagating()) return ctx.propagate_nothing();
-  if (strategy == engine::TrimStrategy::kMaxLen) {
-    std::string n = num(trim.exact_maxlen);
-    ctx.propagate({"XTRIM", key, "MAXLEN", "=", n});
+  std::string threshold;
+  std::vector<std::string_view> argv = {"XTRIM", key};
+  if (strategy == engine::TrimStrategy::kMaxLen || policy == engine::RefPolicy::kAcked) {
+    threshold = num(trim.exact_maxlen);
+    argv.insert(argv.end(), {"MAXLEN", "=", threshold});
   } else {
-    std::string id = trim.exact_minid.to_string();
-    ctx.propagate({"XTRIM", key, "MINID", "=", id});
+    threshold = trim.exact_minid.to_string();
+    argv.insert(argv.end(), {"MINID", "=", threshold});
   }
+  if (policy != engine::RefPolicy::kKeepRef) argv.push_back(policy_token(policy));
+  ctx.propagate(std::span<const std::string_view>(argv));
+}
+
+void propagate_idmp_record(Context& ctx, std::string_view key, std::string_view pid,
+                           std::string_view iid, engine::StreamId id) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string text = id.to_string();
+  ctx.propagate({"XIDMPRECORD", key, pid, iid, text});
 }
 
 void propagate_delivery(Context& ctx, std::string_view key, std::string_view group,

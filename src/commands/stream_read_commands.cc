@@ -6,6 +6,7 @@
 #include "streamd/commands/args.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/stream_commands.h"
+#include "streamd/commands/stream_read_budget.h"
 #include "streamd/commands/stream_support.h"
 
 namespace streamd::cmd {
@@ -115,21 +116,23 @@ void xread(Context& ctx) {
     }
   }
 
-  // Serve every stream that has an entry after its ID.
+  // Serve every stream that has an entry after its ID, within MAXCOUNT/MAXSIZE.
   resp::ReplyWriter& w = ctx.reply;
   std::size_t served = 0;
   resp::ReplyWriter::Deferred d{};
-  for (std::size_t i = 0; i < a.nstreams; ++i) {
+  ReadBudget budget(static_cast<uint64_t>(a.maxcount), static_cast<uint64_t>(a.maxsize));
+  for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     Stream* s = streams[i];
     if (!s || s->length() == 0) continue;
     if (s->last_entry_id() <= after[i]) continue;
+    StreamId start = after[i].next().value_or(StreamId::max());
+    std::size_t limit = static_cast<std::size_t>(a.count);
+    if (budget.limited() && (limit = read_fit(*s, start, limit, budget)) == 0) break;
     if (served == 0) d = w.defer();
     ++served;
     w.pair();
     w.bulk(ctx.arg(a.streams_pos + i));
-    StreamId start = after[i].next().value_or(StreamId::max());
-    write_range(w, *s, start, StreamId::max(), static_cast<std::size_t>(a.count),
-                engine::Direction::kForward);
+    write_range(w, *s, start, StreamId::max(), limit, engine::Direction::kForward);
   }
   if (served) {
     w.end_pair_map(d, served);
@@ -169,6 +172,14 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
         return false;
       }
       a.count = *n < 0 ? 0 : *n;
+    } else if ((iequals(opt, "maxcount") || iequals(opt, "maxsize")) && more) {
+      bool is_count = iequals(opt, "maxcount");
+      auto n = parse_int(ctx.arg(++i));
+      if (!n || *n <= 0) {
+        ctx.reply.error(is_count ? errors::kMaxCountNotPositive : errors::kMaxSizeNotPositive);
+        return false;
+      }
+      (is_count ? a.maxcount : a.maxsize) = *n;
     } else if (iequals(opt, "streams") && more) {
       a.streams_pos = i + 1;
       std::size_t rest = argc - a.streams_pos;
@@ -210,6 +221,10 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
   }
   if (xreadgroup && !a.has_group) {
     ctx.reply.error("ERR Missing GROUP option for XREADGROUP");
+    return false;
+  }
+  if (a.maxcount != 0 && a.count > a.maxcount) {
+    ctx.reply.error(errors::kMaxCountBelowCount);
     return false;
   }
   return true;

@@ -2,6 +2,7 @@
 
 #include "streamd/commands/args.h"
 #include "streamd/commands/error_text.h"
+#include "streamd/engine/consumer_group.h"
 
 namespace streamd::cmd {
 
@@ -69,6 +70,19 @@ bool parse_strict_id_or_reply(Context& ctx, std::string_view arg, StreamId& out,
   }
   out = *r;
   return true;
+}
+
+std::optional<engine::RefPolicy> parse_ref_policy(std::string_view arg) {
+  if (iequals(arg, "keepref")) return engine::RefPolicy::kKeepRef;
+  if (iequals(arg, "delref")) return engine::RefPolicy::kDelRef;
+  if (iequals(arg, "acked")) return engine::RefPolicy::kAcked;
+  return std::nullopt;
+}
+
+uint64_t total_pending(const engine::Stream& s) {
+  uint64_t n = 0;
+  s.groups().for_each([&](const engine::ConsumerGroup& g) { n += g.pending_count(); });
+  return n;
 }
 
 bool parse_block_timeout(Context& ctx, std::string_view arg, int64_t& deadline_ms) {

@@ -1,4 +1,5 @@
 // XADD, XTRIM, XDEL, XSETID: the commands that change a stream's entries or its metadata.
+#include <string>
 #include <vector>
 
 #include "streamd/commands/args.h"
@@ -6,6 +7,8 @@
 #include "streamd/commands/stream_commands.h"
 #include "streamd/commands/stream_propagation.h"
 #include "streamd/commands/stream_support.h"
+#include "streamd/engine/idmp.h"
+#include "streamd/engine/stream_refs.h"
 
 namespace streamd::cmd {
 
@@ -28,11 +31,16 @@ constexpr std::string_view kXtrimNoStrategy =
 
 struct AddOrTrimArgs {
   engine::TrimSpec trim;
+  engine::RefPolicy policy = engine::RefPolicy::kKeepRef;  // KEEPREF | DELREF | ACKED (8.2)
   bool limit_given = false;
   bool nomkstream = false;
   bool id_given = false;
   engine::IdSpec id;
   std::size_t id_pos = 0;  // XADD: index of the ID argument
+  // XADD IDMP pid iid | IDMPAUTO pid (8.6): iid is empty with IDMPAUTO (derived from the fields).
+  bool idmp = false;
+  bool idmp_auto = false;
+  std::string_view pid, iid;
 };
 
 // Parses XADD's options up to its ID, or XTRIM's options to the end. Replies and returns false
@@ -104,6 +112,16 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
       ++i;
     } else if (xadd && iequals(opt, "nomkstream")) {
       a.nomkstream = true;
+    } else if (xadd && iequals(opt, "idmpauto") && more >= 1 && !a.idmp) {
+      a.idmp = a.idmp_auto = true;
+      a.pid = ctx.arg(++i);
+    } else if (xadd && iequals(opt, "idmp") && more >= 2 && !a.idmp) {
+      a.idmp = true;
+      a.pid = ctx.arg(i + 1);
+      a.iid = ctx.arg(i + 2);
+      i += 2;
+    } else if (auto policy = parse_ref_policy(opt)) {
+      a.policy = *policy;  // the last one given wins
     } else if (xadd) {
       auto id = engine::parse_xadd_id(opt);
       if (!id) {
@@ -159,6 +177,15 @@ void xadd(Context& ctx) {
     ctx.reply.error(errors::text(engine::Err::kIdZero));
     return;
   }
+  if (a.idmp && a.id_given) {
+    // An explicit ID would let a retry add a second entry elsewhere: IDMP goes with `*` only.
+    ctx.reply.error(errors::kIdmpWithExplicitId);
+    return;
+  }
+  if (a.idmp && (a.pid.empty() || (!a.idmp_auto && a.iid.empty()))) {
+    ctx.reply.error(errors::kIdmpEmpty);
+    return;
+  }
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_or_create_stream(ctx, key, !a.nomkstream, replied);
@@ -176,19 +203,38 @@ void xadd(Context& ctx) {
   for (std::size_t i = field_pos; i + 1 < ctx.argc(); i += 2) {
     fields.push_back(engine::FieldValue{ctx.arg(i), ctx.arg(i + 1)});
   }
-  auto id = s->append(a.id, fields, static_cast<uint64_t>(ctx.now_ms));
+  uint64_t now = static_cast<uint64_t>(ctx.now_ms);
+  std::string auto_iid;
+  if (a.idmp_auto) {
+    auto_iid = engine::IdmpTable::auto_iid(fields);
+    a.iid = auto_iid;
+  }
+  if (a.idmp && s->idmp()) {
+    if (auto original = s->idmp()->find(a.pid, a.iid, now)) {
+      // A retry: the original entry's ID, nothing added, nothing to propagate.
+      s->idmp()->count_duplicate();
+      write_id(ctx.reply, *original);
+      ctx.propagate_nothing();
+      return;
+    }
+  }
+  auto id = s->append(a.id, fields, now);
   if (!id) {
     // A stream created by this XADD stays (empty), as in Redis.
     ctx.reply.error(errors::text(id.err()));
     return;
   }
+  if (a.idmp) s->idmp_or_create().record(a.pid, a.iid, *id, now);
   write_id(ctx.reply, *id);
   engine::TrimResult trimmed;
-  if (a.trim.strategy != TrimStrategy::kNone) trimmed = s->trim(a.trim);
+  if (a.trim.strategy != TrimStrategy::kNone) {
+    trimmed = engine::trim_with_policy(*s, a.trim, a.policy);
+  }
   ctx.modified(key);
   // The generated ID and the exact trim, so the AOF replays this entry and no other.
   propagate_xadd(ctx, key, *id, a.trim.strategy,
-                 a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields);
+                 a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields, a.policy);
+  if (a.idmp) propagate_idmp_record(ctx, key, a.pid, a.iid, *id);
 }
 
 void xtrim(Context& ctx) {
@@ -203,11 +249,13 @@ void xtrim(Context& ctx) {
     return;
   }
   if (!parse_add_or_trim(ctx, false, a)) return;
-  engine::TrimResult r = s->trim(a.trim);
+  uint64_t pending_before = total_pending(*s);
+  engine::TrimResult r = engine::trim_with_policy(*s, a.trim, a.policy);
   ctx.reply.integer(static_cast<long long>(r.removed));
-  if (r.removed) {
+  if (r.removed || total_pending(*s) != pending_before) {
     ctx.modified(key);
-    propagate_xtrim(ctx, key, a.trim.strategy, r);  // "~" becomes the exact trim it did
+    // "~" becomes the exact trim it did
+    propagate_xtrim(ctx, key, a.trim.strategy, r, a.policy);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "streamd/engine/consumer_group.h"
+#include "streamd/engine/idmp.h"
 #include "streamd/engine/stream.h"
 #include "streamd/resp/command_encoder.h"
 
@@ -187,6 +188,23 @@ void remove_ghosts(Emitter& e, const std::string& key, const engine::Stream& s,
   }
 }
 
+// The stream's idempotency state (Redis 8.6 IDMP): its settings if XCFGSET set them, then every
+// remembered iid as XIDMPRECORD, oldest first per producer, which rebuilds the same table (an
+// iid's age comes from its ID, so nothing else is needed). Runs last: it needs only the key.
+void write_idmp(Emitter& e, const std::string& key, const engine::Stream& s) {
+  const engine::IdmpTable* t = s.idmp();
+  if (!t) return;
+  if (t->configured()) {
+    std::string d = std::to_string(t->duration_sec()), m = std::to_string(t->maxsize());
+    e.cmd({"XCFGSET", key, "IDMP-DURATION", d, "IDMP-MAXSIZE", m});
+  }
+  std::string idbuf;
+  t->for_each([&](std::string_view pid, std::string_view iid, StreamId id) {
+    idbuf = id_text(id);
+    e.cmd({"XIDMPRECORD", key, pid, iid, idbuf});
+  });
+}
+
 void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
   std::vector<StreamId> ghosts = ghost_ids(s);
   write_entries(e, key, s, ghosts);
@@ -198,6 +216,7 @@ void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
     remove_ghosts(e, key, s, ghosts);
     write_stream_metadata(e, key, s);
   }
+  write_idmp(e, key, s);
 }
 
 }  // namespace

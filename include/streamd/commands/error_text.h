@@ -75,6 +75,25 @@ inline constexpr std::string_view kMonitorDenyBlocking =
     "ERR MONITOR isn't allowed for DENY BLOCKING client";
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+
+// Redis 8.2-8.10 stream options (XDELEX/XACKDEL, IDMP/XCFGSET, MAXCOUNT/MAXSIZE). Texts not
+// confirmed against a Redis binary are marked (unverified) in docs/commands.md.
+inline constexpr std::string_view kNumIdsNotPositive =
+    "ERR Number of IDs must be a positive integer";
+inline constexpr std::string_view kNumIdsMismatch =
+    "ERR The `numids` parameter must match the number of arguments";
+inline constexpr std::string_view kIdmpWithExplicitId =
+    "ERR IDMP and IDMPAUTO can be used only with auto-generated IDs";
+inline constexpr std::string_view kIdmpEmpty = "ERR IDMP pid and iid must not be empty";
+inline constexpr std::string_view kIdmpDuration =
+    "ERR IDMP-DURATION must be between 1 and 86400 seconds";
+inline constexpr std::string_view kIdmpMaxsize = "ERR IDMP-MAXSIZE must be between 1 and 10000";
+inline constexpr std::string_view kXcfgsetNoOption =
+    "ERR XCFGSET requires at least one of IDMP-DURATION or IDMP-MAXSIZE";
+inline constexpr std::string_view kMaxCountNotPositive = "ERR MAXCOUNT must be a positive integer";
+inline constexpr std::string_view kMaxSizeNotPositive = "ERR MAXSIZE must be a positive integer";
+inline constexpr std::string_view kMaxCountBelowCount =
+    "ERR MAXCOUNT must be greater than or equal to COUNT";
 // "ERR Syntax error in HELLO option 'BOGUS'"
 std::string hello_syntax(std::string_view option);
 // "ERR Unrecognized option 'foo'" (CLIENT SETINFO)

@@ -15,10 +15,14 @@ void register_stream_write_commands(CommandTable& t);  // XADD XTRIM XDEL XSETID
 void register_stream_read_commands(CommandTable& t);   // XRANGE XREVRANGE XLEN XREAD
 void register_stream_info_commands(CommandTable& t);   // XINFO
 void register_stream_group_commands(CommandTable& t);  // XGROUP XREADGROUP XACK XCLAIM ...
+void register_stream_ref_commands(CommandTable& t);    // XDELEX XACKDEL (8.2)
+void register_stream_idmp_commands(CommandTable& t);   // XCFGSET XIDMPRECORD (8.6/8.8)
 
 // XREAD / XREADGROUP options, as Redis parses them (up to STREAMS; IDs are the caller's).
 struct ReadArgs {
-  long long count = 0;  // per stream; 0 = no limit
+  long long count = 0;     // per stream; 0 = no limit
+  long long maxcount = 0;  // MAXCOUNT (8.10): entries across all streams; 0 = no limit
+  long long maxsize = 0;   // MAXSIZE (8.10): soft cap on the reply's bytes; 0 = no limit
   bool block = false;
   int64_t deadline_ms = 0;  // absolute; 0 = forever (with block)
   bool noack = false;

@@ -12,17 +12,27 @@
 #include "streamd/engine/consumer_group.h"
 #include "streamd/engine/stream.h"
 #include "streamd/engine/stream_id.h"
+#include "streamd/engine/stream_refs.h"
 
 namespace streamd::cmd {
 
-// XADD key [MAXLEN = n | MINID = id] id field value ...: the ID the stream generated and, if the
-// command trimmed, the exact trim that reproduces it (`trim` is the result of Stream::trim).
+// XADD key [DELREF|ACKED] [MAXLEN = n | MINID = id] id field value ...: the ID the stream
+// generated and, if the command trimmed, the exact trim that reproduces it (`trim` is the result
+// of trim_with_policy). An ACKED trim always propagates as MAXLEN = <resulting length> ACKED,
+// which removes the same entries on the same state (stream_refs.h).
 void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
-                    std::span<const engine::FieldValue> fields);
-// XTRIM key MAXLEN = n | MINID = id: the exact form of any trim.
+                    std::span<const engine::FieldValue> fields,
+                    engine::RefPolicy policy = engine::RefPolicy::kKeepRef);
+// XTRIM key MAXLEN = n | MINID = id [DELREF|ACKED]: the exact form of any trim.
 void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
-                     const engine::TrimResult& trim);
+                     const engine::TrimResult& trim,
+                     engine::RefPolicy policy = engine::RefPolicy::kKeepRef);
+
+// XIDMPRECORD key pid iid id: the idempotency record an XADD IDMP/IDMPAUTO made (after the XADD
+// in the same unit), so replay rebuilds the same IDMP table (the record's age comes from the ID).
+void propagate_idmp_record(Context& ctx, std::string_view key, std::string_view pid,
+                           std::string_view iid, engine::StreamId id);
 
 // One delivery by XREADGROUP, XCLAIM or XAUTOCLAIM: the entry's PEL record as it now is,
 //   XCLAIM key group consumer 0 id TIME t RETRYCOUNT n FORCE JUSTID [LASTID id]

@@ -12,6 +12,7 @@
 #include "streamd/commands/context.h"
 #include "streamd/engine/stream.h"
 #include "streamd/engine/stream_id.h"
+#include "streamd/engine/stream_refs.h"
 
 namespace streamd::cmd {
 
@@ -42,6 +43,11 @@ struct TrimArgs {
 // Replies with the error and returns false on a bad ID (Redis's wording per parse kind).
 bool parse_strict_id_or_reply(Context& ctx, std::string_view arg, engine::StreamId& out,
                               uint64_t missing_seq = 0);
+
+// KEEPREF | DELREF | ACKED (case-insensitive); nullopt for any other word.
+std::optional<engine::RefPolicy> parse_ref_policy(std::string_view arg);
+// Entries pending across all groups of the stream (to tell whether a command changed any PEL).
+uint64_t total_pending(const engine::Stream& s);
 
 // Parses a BLOCK timeout in milliseconds: absolute deadline (0 = forever) or replies an error.
 bool parse_block_timeout(Context& ctx, std::string_view arg, int64_t& deadline_ms);
