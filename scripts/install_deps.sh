@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(cmake g++ make libasio-dev libfmt-dev libspdlog-dev libgtest-dev
           libssl-dev openssl
-          redis-server redis-tools python3 python3-redis)
+          redis-server redis-tools python3 python3-redis nodejs)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -14,8 +14,28 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
+# The Node.js client test (tests/integration/test_client_node.py) uses ioredis from npm, pinned by
+# tests/clients/node/package-lock.json.
+install_node_client() {
+  local dir=tests/clients/node
+  if [[ -d $dir/node_modules/ioredis ]]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null; then
+    # Debian ships npm apart from nodejs (NodeSource's nodejs bundles it).
+    local sudo=()
+    [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends npm ||
+      { echo "== npm is not available: the Node client test will skip"; return 0; }
+  fi
+  echo "== npm ci in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund) || echo "== npm ci failed: the Node client test will skip"
+}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
 if ((${#missing[@]} == 0)); then
   echo "== all build and test packages are installed"
+  install_node_client
   exit 0
 fi
 
@@ -26,3 +46,4 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 "${SUDO[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+install_node_client
