@@ -26,10 +26,21 @@ const Registry& registry() {
       const RawDoc& d = kGeneratedDocs[i];
       reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
+    for (std::size_t i = 0; i < reg->docs.size(); ++i) reg->by_name.emplace(reg->docs[i].name, i);
     for (const OwnedDoc& d : reg->extra) {
+      // A hand-written entry for a command 7.0.15 also has documents arguments a newer Redis
+      // added (XADD IDMP, XREAD MAXCOUNT...): its doc replaces the generated one, and the
+      // generated key specs stay unless it gives its own.
+      if (auto it = reg->by_name.find(d.name); it != reg->by_name.end()) {
+        CommandDoc& g = reg->docs[it->second];
+        g.doc_pairs = d.doc_pairs;
+        g.doc_body = d.doc_body;
+        if (!d.info_tail.empty()) g.info_tail = d.info_tail;
+        continue;
+      }
+      reg->by_name.emplace(d.name, reg->docs.size());
       reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
-    for (std::size_t i = 0; i < reg->docs.size(); ++i) reg->by_name.emplace(reg->docs[i].name, i);
     return reg;
   }();
   return *r;

@@ -123,6 +123,76 @@ std::string key_at_1(std::initializer_list<std::string_view> key_flags) {
   return key_specs({key_spec(flags(key_flags), begin_index(1), find_range(0, 1, 0))});
 }
 
+// An argument block or choice: map({name, type, [token], [since], [flags], arguments}).
+std::string group_arg(std::string_view name, std::string_view type, std::string_view token,
+                      std::string_view since, std::initializer_list<std::string_view> arg_flags,
+                      std::string args) {
+  std::string out = bulk("name") + bulk(name) + bulk("type") + bulk(type);
+  std::size_t n = 3;
+  if (!token.empty()) {
+    out += bulk("token") + bulk(token);
+    ++n;
+  }
+  if (!since.empty()) {
+    out += bulk("since") + bulk(since);
+    ++n;
+  }
+  if (arg_flags.size() != 0) {
+    out += bulk("flags") + flags(arg_flags);
+    ++n;
+  }
+  out += bulk("arguments") + args;
+  return "%" + std::to_string(n) + "\r\n" + out;
+}
+// A pure token or typed argument with a "since".
+std::string since_arg(std::string_view name, std::string_view type, std::string_view token,
+                      std::string_view since, std::initializer_list<std::string_view> arg_flags) {
+  std::string out = bulk("name") + bulk(name) + bulk("type") + bulk(type);
+  std::size_t n = 2;
+  if (!token.empty()) {
+    out += bulk("token") + bulk(token);
+    ++n;
+  }
+  if (!since.empty()) {
+    out += bulk("since") + bulk(since);
+    ++n;
+  }
+  if (arg_flags.size() != 0) {
+    out += bulk("flags") + flags(arg_flags);
+    ++n;
+  }
+  return "%" + std::to_string(n) + "\r\n" + out;
+}
+// [KEEPREF | DELREF | ACKED] with its since (XADD, XTRIM).
+std::string ref_policy_arg_since() {
+  return group_arg("condition", "oneof", {}, "8.2.0", {"optional"},
+                   array({token_arg("keepref", "KEEPREF"), token_arg("delref", "DELREF"),
+                          token_arg("acked", "ACKED")}));
+}
+// MAXLEN | MINID [= | ~] threshold [LIMIT count], as 7.0.15 documents it.
+std::string trim_args() {
+  return array({group_arg("strategy", "oneof", {}, {}, {},
+                          array({token_arg("maxlen", "MAXLEN"),
+                                 since_arg("minid", "pure-token", "MINID", "6.2.0", {})})),
+                group_arg("operator", "oneof", {}, {}, {"optional"},
+                          array({token_arg("equal", "="), token_arg("approximately", "~")})),
+                arg("threshold", "string"),
+                since_arg("count", "integer", "LIMIT", "6.2.0", {"optional"})});
+}
+// COUNT, MAXCOUNT, MAXSIZE, BLOCK of XREAD / XREADGROUP.
+std::string read_limit_args_count() {
+  return arg("count", "integer", {"optional"}, "COUNT");
+}
+std::string read_limit_args_max(std::string_view which) {
+  return which == "count" ? since_arg("maxcount", "integer", "MAXCOUNT", "8.10.0", {"optional"})
+                          : since_arg("maxsize", "integer", "MAXSIZE", "8.10.0", {"optional"});
+}
+std::string streams_block(std::string_view ids_name) {
+  return group_arg(
+      "streams", "block", "STREAMS", {}, {},
+      array({arg("key", "key", {"multiple"}, {}, 0), arg(ids_name, "string", {"multiple"})}));
+}
+
 OwnedDoc entry(std::string_view name, std::string info_tail, Pairs doc) {
   return OwnedDoc{std::string(name), std::move(info_tail), doc.size(), pairs_body(doc)};
 }
@@ -218,6 +288,85 @@ std::vector<OwnedDoc> hand_written_docs() {
              {"complexity", bulk("O(1)")},
              {"arguments", array({arg("key", "key", {}, {}, 0), arg("pid", "string"),
                                   arg("iid", "string"), arg("stream-id", "string")})}}));
+
+  // Commands 7.0.15 has, documented with the arguments Redis 8.2-8.10 added (the generated key
+  // specs stay: empty info tail).
+  out.push_back(entry(
+      "xadd", "",
+      {{"summary", bulk("Appends a new message to a stream. Creates the key if it doesn't exist.")},
+       {"since", bulk("5.0.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("O(1) when adding a new entry, O(N) when trimming where N being the "
+                           "number of entries evicted.")},
+       {"history",
+        aggregate(
+            '~',
+            {array({bulk("6.2.0"), bulk("Added the `NOMKSTREAM` option, `MINID` "
+                                        "trimming strategy and the `LIMIT` option.")}),
+             array({bulk("7.0.0"), bulk("Added support for the `<ms>-*` explicit ID form.")}),
+             array({bulk("8.2.0"), bulk("Added the `KEEPREF`, `DELREF` and `ACKED` options.")}),
+             array({bulk("8.6.0"), bulk("Added the `IDMPAUTO` and `IDMP` arguments.")})})},
+       {"arguments",
+        array({arg("key", "key", {}, {}, 0),
+               since_arg("nomkstream", "pure-token", "NOMKSTREAM", "6.2.0", {"optional"}),
+               ref_policy_arg_since(),
+               group_arg("idmp", "oneof", {}, "8.6.0", {"optional"},
+                         array({group_arg("idmpauto-with-pid", "block", "IDMPAUTO", {}, {},
+                                          array({arg("pid", "string")})),
+                                group_arg("idmp-with-pid-iid", "block", "IDMP", {}, {},
+                                          array({arg("pid", "string"), arg("iid", "string")}))})),
+               group_arg("trim", "block", {}, {}, {"optional"}, trim_args()),
+               group_arg("id-selector", "oneof", {}, {}, {},
+                         array({token_arg("auto-id", "*"), arg("id", "string")})),
+               group_arg("data", "block", {}, {}, {"multiple"},
+                         array({arg("field", "string"), arg("value", "string")}))})}}));
+  out.push_back(entry(
+      "xtrim", "",
+      {{"summary", bulk("Deletes messages from the beginning of a stream.")},
+       {"since", bulk("5.0.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("O(N), with N being the number of evicted entries. Constant times are "
+                           "very small however, since entries are organized in macro nodes "
+                           "containing multiple entries that can be released with a single "
+                           "deallocation.")},
+       {"history",
+        aggregate(
+            '~',
+            {array({bulk("6.2.0"),
+                    bulk("Added the `MINID` trimming strategy and the `LIMIT` option.")}),
+             array({bulk("8.2.0"), bulk("Added the `KEEPREF`, `DELREF` and `ACKED` options.")})})},
+       {"arguments",
+        array({arg("key", "key", {}, {}, 0), group_arg("trim", "block", {}, {}, {}, trim_args()),
+               ref_policy_arg_since()})}}));
+  out.push_back(entry(
+      "xread", "",
+      {{"summary", bulk("Returns messages from multiple streams with IDs greater than the ones "
+                        "requested. Blocks until a message is available otherwise.")},
+       {"since", bulk("5.0.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("For each stream mentioned: O(M) with M being the number of elements "
+                           "returned.")},
+       {"history", aggregate('~', {array({bulk("8.10.0"),
+                                          bulk("Added the `MAXCOUNT` and `MAXSIZE` options.")})})},
+       {"arguments",
+        array({read_limit_args_count(), read_limit_args_max("count"), read_limit_args_max("size"),
+               arg("milliseconds", "integer", {"optional"}, "BLOCK"), streams_block("id")})}}));
+  out.push_back(entry(
+      "xreadgroup", "",
+      {{"summary", bulk("Returns new or historical messages from a stream for a consumer in a "
+                        "group. Blocks until a message is available otherwise.")},
+       {"since", bulk("5.0.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("For each stream mentioned: O(M) with M being the number of elements "
+                           "returned.")},
+       {"history", aggregate('~', {array({bulk("8.10.0"),
+                                          bulk("Added the `MAXCOUNT` and `MAXSIZE` options.")})})},
+       {"arguments",
+        array({group_arg("group-block", "block", "GROUP", {}, {},
+                         array({arg("group", "string"), arg("consumer", "string")})),
+               read_limit_args_count(), read_limit_args_max("count"), read_limit_args_max("size"),
+               arg("milliseconds", "integer", {"optional"}, "BLOCK"),
+               arg("noack", "pure-token", {"optional"}, "NOACK"), streams_block("id")})}}));
 
   return out;
 }
