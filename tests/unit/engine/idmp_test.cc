@@ -42,8 +42,8 @@ TEST(Idmp, ExpiresAfterTheDuration) {
   EXPECT_EQ(t.iids_tracked(), 1u);
   // A producer whose iids all expired is no longer tracked.
   t.record("q", "x", {kT + 5000, 0}, kT + 5000);
-  t.expire_all(kT + 15000);
-  EXPECT_EQ(t.pids_tracked(), 1u);  // q (b went at kT + 14000)
+  t.expire_all(kT + 14500);
+  EXPECT_EQ(t.pids_tracked(), 1u);  // q: b went at kT + 14000, x goes at kT + 15000
   t.expire_all(kT + 15000 + 100000);
   EXPECT_EQ(t.pids_tracked(), 0u);
   EXPECT_EQ(t.iids_tracked(), 0u);
