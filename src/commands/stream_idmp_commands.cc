@@ -104,7 +104,7 @@ void register_stream_idmp_commands(CommandTable& t) {
          "stream"});
   t.add({"xidmprecord",
          5,
-         kWrite | kFast,
+         kWrite | kDenyOom | kFast,
          "write stream fast",
          1,
          1,

@@ -115,6 +115,15 @@ TEST(Idmp, AutoIidIsStableAndOrderSensitive) {
   EXPECT_EQ(da, IdmpTable::auto_iid(a));
   EXPECT_NE(da, IdmpTable::auto_iid(b));
   EXPECT_NE(da, IdmpTable::auto_iid(c));
+  // Pinned (computed independently from the algorithm in idmp.cc): a restarted or upgraded
+  // server must derive the same iid from the same entry, or a resent entry would be added again.
+  std::string hex;
+  for (unsigned char ch : da) {
+    static const char kDigits[] = "0123456789abcdef";
+    hex += kDigits[ch >> 4];
+    hex += kDigits[ch & 15];
+  }
+  EXPECT_EQ(hex, "3901a83f9d2aac4ac258ad114e4f54");
 }
 
 TEST(Idmp, MemoryPerIidIsAboutOneHundredBytes) {
