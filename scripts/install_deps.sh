@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(cmake g++ make libasio-dev libfmt-dev libspdlog-dev libgtest-dev
-          libssl-dev openssl
+          libssl-dev libhttp-parser-dev nlohmann-json3-dev openssl
           redis-server redis-tools python3 python3-redis nodejs)
 
 missing=()
@@ -14,11 +14,12 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-# The Node.js client test (tests/integration/test_client_node.py) uses ioredis from npm, pinned by
-# tests/clients/node/package-lock.json.
+# Node.js client tests use npm packages pinned by their package-lock.json:
+# tests/clients/node (ioredis, test_client_node.py) and tests/clients/upstash (@upstash/redis,
+# test_upstash_sdk.py). A test whose node_modules is missing skips with a message.
 install_node_client() {
-  local dir=tests/clients/node
-  if [[ -d $dir/node_modules/ioredis ]]; then
+  local dir=$1 marker=$2
+  if [[ -d $dir/node_modules/$marker ]]; then
     return 0
   fi
   if ! command -v npm >/dev/null; then
@@ -26,16 +27,20 @@ install_node_client() {
     local sudo=()
     [[ $(id -u) -ne 0 ]] && sudo=(sudo)
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends npm ||
-      { echo "== npm is not available: the Node client test will skip"; return 0; }
+      { echo "== npm is not available: the Node client tests will skip"; return 0; }
   fi
   echo "== npm ci in $dir"
-  (cd "$dir" && npm ci --no-audit --no-fund) || echo "== npm ci failed: the Node client test will skip"
+  (cd "$dir" && npm ci --no-audit --no-fund) || echo "== npm ci failed in $dir: its test will skip"
+}
+install_node_clients() {
+  install_node_client tests/clients/node ioredis
+  install_node_client tests/clients/upstash @upstash/redis
 }
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 if ((${#missing[@]} == 0)); then
   echo "== all build and test packages are installed"
-  install_node_client
+  install_node_clients
   exit 0
 fi
 
@@ -46,4 +51,4 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 "${SUDO[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y --no-install-recommends "${PACKAGES[@]}"
-install_node_client
+install_node_clients

@@ -25,6 +25,7 @@
 #include "streamd/net/settings.h"
 #include "streamd/persist/aof_service.h"
 #include "streamd/persist/check_aof.h"
+#include "streamd/rest/rest_server.h"
 
 namespace {
 
@@ -152,6 +153,9 @@ int main(int argc, char** argv) {
   net::FrontEnd front_end(io, server, dispatcher, cfg);
 
   if (!front_end.listen()) return 1;
+  // The REST API (rest-port) shares the loop, the dispatcher and the TLS context.
+  rest::RestServer rest_server(front_end, cfg);
+  if (!rest_server.listen()) return 1;
   spdlog::info("Running mode=standalone, port={}.", settings.port);
 
   // Persistence: load the AOF (or create it) before accepting clients; at shutdown, before
@@ -159,10 +163,15 @@ int main(int argc, char** argv) {
   persist::AofService aof(server, dispatcher, persist::AofService::options_from(cfg));
   if (!aof.start()) return 1;
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
+  front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
 
   spdlog::warn("Server initialized");
   front_end.start();
+  rest_server.start();
   for (const std::string& ep : front_end.endpoints()) {
+    spdlog::info("Ready to accept connections at {}", ep);
+  }
+  for (const std::string& ep : rest_server.endpoints()) {
     spdlog::info("Ready to accept connections at {}", ep);
   }
 

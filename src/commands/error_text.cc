@@ -4,6 +4,15 @@
 
 namespace streamd::cmd::errors {
 
+std::string rest_readonly(std::string_view full_name) {
+  return "NOPERM this user has no permissions to run the '" + std::string(full_name) + "' command";
+}
+
+std::string rest_unsupported(std::string_view full_name) {
+  return "ERR '" + std::string(full_name) +
+         "' is not supported over REST (use /multi-exec for transactions)";
+}
+
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
   // Redis formats with C strings: an argument ends at its first NUL byte. The echoed arguments
   // stop once they reach 128 bytes, and each is cut to what is left of those 128.

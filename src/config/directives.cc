@@ -109,6 +109,14 @@ const Directive kDirectives[] = {
     int_row("tls-session-cache-size", "20480", 0, kIntMax).immutable(),
     int_row("tls-session-cache-timeout", "300", 0, kIntMax).immutable(),
 
+    // ---- REST API (Upstash's conventions, streamd's own directives; rest-port 0 = off) ----
+    int_row("rest-port", "0", 0, 65535).immutable(),
+    special_row("rest-bind", "127.0.0.1 -::1", kBindCodec).immutable(),
+    string_row("rest-token", ""),
+    string_row("rest-readonly-token", ""),
+    bool_row("rest-tls", "no").immutable(),
+    memory_row("rest-max-body-size", "64mb", 1024, kLongMax),
+
     // ---- general ----
     string_row("dir", "./").protected_config(),
     int_row("databases", "16", 1, kIntMax).immutable(),

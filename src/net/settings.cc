@@ -9,6 +9,7 @@ Settings settings_from(const config::Config& cfg) {
   s.port = static_cast<int>(cfg.port());
   s.bind = cfg.bind();
   s.tls_port = static_cast<int>(cfg.ref<std::int64_t>("tls-port"));
+  s.rest_tls = cfg.ref<bool>("rest-tls") && cfg.ref<std::int64_t>("rest-port") != 0;
   s.tcp_backlog = static_cast<int>(cfg.tcp_backlog());
   s.unixsocket = cfg.unixsocket();
   s.unixsocketperm = static_cast<unsigned>(cfg.unixsocketperm());

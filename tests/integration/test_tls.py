@@ -207,6 +207,28 @@ class TlsOptionsTest(unittest.TestCase):
         with self.assertRaises(ssl.SSLError):
             self.handshake(port, minimum_version=ssl.TLSVersion.TLSv1_3)
 
+    def test_rest_api_over_https_with_rest_tls(self):
+        import http.client
+        import json
+        rest_port = servers.free_port()
+        self.start(tls_auth_clients="no", rest_port=rest_port, rest_tls="yes",
+                   rest_token="tok")
+        ctx = ssl.create_default_context(cafile=str(self.tmp / "ca.crt"))
+        c = http.client.HTTPSConnection("127.0.0.1", rest_port, context=ctx, timeout=10)
+        for path, want in (("/xadd/s/1-1/f/v", "1-1"), ("/xlen/s", 1)):
+            c.request("GET", path, headers={"Authorization": "Bearer tok"})
+            r = c.getresponse()
+            self.assertEqual((r.status, json.loads(r.read())), (200, {"result": want}))
+        c.close()
+        # Plain HTTP on the HTTPS port gets nowhere, and costs nothing.
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=10) as raw:
+            raw.sendall(b"GET /ping HTTP/1.1\r\n\r\n")
+            try:
+                data = raw.recv(100)
+            except OSError:
+                data = b""
+            self.assertNotIn(b"PONG", data)
+
     def test_bad_configuration_stops_startup(self):
         with self.assertRaises(servers.ServerStartError) as e:
             servers.start_streamd("--tls-port", servers.free_port(), "--tls-cert-file",

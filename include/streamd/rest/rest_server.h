@@ -1,0 +1,71 @@
+// The REST listener: rest-port on each rest-bind address (HTTPS with rest-tls, using the front
+// end's TLS context), the HTTP connections it accepted, and the REST settings they read. It
+// rides on the front end's event loop, dispatcher and shutdown; the network layer itself knows
+// nothing of HTTP.
+#pragma once
+
+#include <asio/awaitable.hpp>
+#include <asio/ip/tcp.hpp>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "streamd/rest/http_request.h"
+
+namespace streamd::cmd {
+class Server;
+}
+namespace streamd::config {
+class Config;
+}
+namespace streamd::net {
+class FrontEnd;
+}
+
+namespace streamd::rest {
+
+class HttpConnection;
+
+class RestServer {
+ public:
+  RestServer(net::FrontEnd& fe, config::Config& cfg);
+  ~RestServer();
+  RestServer(const RestServer&) = delete;
+  RestServer& operator=(const RestServer&) = delete;
+
+  bool enabled() const;
+  // Binds rest-port on every rest-bind address; false (after logging why) on failure or when no
+  // token is configured.
+  bool listen();
+  void start();
+  // Closes the listeners and every connection (a front-end shutdown hook).
+  void shutdown();
+
+  const std::vector<std::string>& endpoints() const { return endpoints_; }
+
+  // ---- for connections ----
+  net::FrontEnd& front_end() { return fe_; }
+  cmd::Server& server();
+  HttpLimits limits() const;
+  // Read on every request, so CONFIG SET rest-token rotates a token at once.
+  const std::string& token() const { return token_; }
+  const std::string& readonly_token() const { return readonly_token_; }
+  void forget(HttpConnection* c) { conns_.erase(c); }
+
+ private:
+  bool add_listener(const std::string& spec, int port);
+  asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor);
+
+  net::FrontEnd& fe_;
+  config::Config& cfg_;
+  const std::string& token_;
+  const std::string& readonly_token_;
+  bool tls_ = false;
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::string> endpoints_;
+  std::unordered_set<HttpConnection*> conns_;
+  bool stopped_ = false;
+};
+
+}  // namespace streamd::rest

@@ -1,0 +1,153 @@
+#include "streamd/rest/rest_server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include <spdlog/spdlog.h>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/ip/v6_only.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "streamd/commands/server.h"
+#include "streamd/config/config.h"
+#include "streamd/net/front_end.h"
+#include "streamd/rest/http_connection.h"
+
+namespace streamd::rest {
+
+namespace {
+
+constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
+
+}  // namespace
+
+RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg)
+    : fe_(fe),
+      cfg_(cfg),
+      token_(cfg.ref<std::string>("rest-token")),
+      readonly_token_(cfg.ref<std::string>("rest-readonly-token")),
+      tls_(cfg.ref<bool>("rest-tls")) {}
+
+RestServer::~RestServer() = default;
+
+bool RestServer::enabled() const {
+  return cfg_.ref<std::int64_t>("rest-port") != 0;
+}
+
+cmd::Server& RestServer::server() {
+  return fe_.server();
+}
+
+HttpLimits RestServer::limits() const {
+  HttpLimits l;
+  l.max_body_bytes = cfg_.ref<std::uint64_t>("rest-max-body-size");
+  return l;
+}
+
+bool RestServer::listen() {
+  if (!enabled()) return true;
+  if (token_.empty() && readonly_token_.empty()) {
+    spdlog::warn(
+        "rest-port is set but neither rest-token nor rest-readonly-token is: refusing to "
+        "serve the REST API without authentication.");
+    return false;
+  }
+  if (tls_ && !fe_.tls_context()) {
+    spdlog::warn("rest-tls yes needs the TLS settings (tls-cert-file, tls-key-file...).");
+    return false;
+  }
+  int port = static_cast<int>(cfg_.ref<std::int64_t>("rest-port"));
+  for (const std::string& spec : cfg_.ref<std::vector<std::string>>("rest-bind")) {
+    if (!add_listener(spec, port)) return false;
+  }
+  if (acceptors_.empty()) {
+    spdlog::warn("rest-port is set but no rest-bind address could be used.");
+    return false;
+  }
+  return true;
+}
+
+bool RestServer::add_listener(const std::string& spec, int port) {
+  bool optional = !spec.empty() && spec[0] == '-';
+  std::string host = optional ? spec.substr(1) : spec;
+  if (host == "*") host = "0.0.0.0";
+  if (host == "::*") host = "::";
+  asio::error_code ec;
+  asio::ip::address address = asio::ip::make_address(host, ec);
+  if (ec) {
+    spdlog::warn("Could not create REST listening socket {}:{}: invalid address", host, port);
+    return false;
+  }
+  asio::ip::tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(fe_.io());
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) {
+    asio::error_code ignored;
+    acceptor->set_option(asio::socket_base::reuse_address(true), ignored);
+    if (address.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ignored);
+    acceptor->bind(endpoint, ec);
+  }
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    // As for `bind`: a '-' address the system lacks is skipped.
+    if (optional && ec.category() == asio::error::get_system_category() &&
+        (ec.value() == EADDRNOTAVAIL || ec.value() == EAFNOSUPPORT)) {
+      return true;
+    }
+    spdlog::warn("Could not create REST listening socket {}:{}: {}", host, port, ec.message());
+    return false;
+  }
+  std::string where =
+      address.is_v6() ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
+  endpoints_.push_back(where + (tls_ ? " (REST, https)" : " (REST, http)"));
+  acceptors_.push_back(std::move(acceptor));
+  return true;
+}
+
+void RestServer::start() {
+  for (auto& a : acceptors_) asio::co_spawn(fe_.io(), accept_loop(*a), asio::detached);
+}
+
+asio::awaitable<void> RestServer::accept_loop(asio::ip::tcp::acceptor& acceptor) {
+  asio::steady_timer backoff(fe_.io());
+  while (true) {
+    auto [ec, socket] = co_await acceptor.async_accept(kAwait);
+    if (stopped_ || !acceptor.is_open()) co_return;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) co_return;
+      spdlog::warn("Accepting REST connection: {}", ec.message());
+      backoff.expires_after(std::chrono::milliseconds(100));
+      co_await backoff.async_wait(kAwait);
+      continue;
+    }
+    // HTTP connections count against maxclients with the RESP ones' budget, separately.
+    if (conns_.size() >= fe_.settings().maxclients) {
+      asio::error_code ignored;
+      socket.close(ignored);
+      ++server().stats().rejected_connections;
+      continue;
+    }
+    int yes = 1;
+    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    auto conn = std::make_shared<HttpConnection>(*this, std::move(socket),
+                                                 tls_ ? fe_.tls_context() : nullptr);
+    conns_.insert(conn.get());
+    conn->start();
+  }
+}
+
+void RestServer::shutdown() {
+  stopped_ = true;
+  asio::error_code ec;
+  for (auto& a : acceptors_) a->close(ec);
+  std::vector<HttpConnection*> all(conns_.begin(), conns_.end());
+  for (HttpConnection* c : all) c->close();
+}
+
+}  // namespace streamd::rest
