@@ -60,3 +60,16 @@ def stream_map(reply) -> dict:
 
 def entry_count(reply) -> int:
     return sum(len(v) for v in stream_map(reply).values())
+
+
+def each_proto(test, server):
+    """Runs a test body once per protocol: yields a Conn speaking RESP2, then one speaking RESP3,
+    each after FLUSHALL (a failure's log names the protocol)."""
+    for proto in (2, 3):
+        print(f"  RESP{proto}")
+        c = Conn(server, proto)
+        try:
+            test.assertEqual(c("FLUSHALL"), b"OK")
+            yield c
+        finally:
+            c.close()

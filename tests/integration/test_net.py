@@ -34,18 +34,7 @@ def ipv6_loopback_available() -> bool:
 
 
 @needs_streamd
-class PipelineAndBlockingTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
-    def setUp(self):
-        with self.server.client() as c:
-            self.assertEqual(c.call_raw("FLUSHALL"), b"+OK\r\n")
+class PipelineAndBlockingTest(servers.SharedStreamdTest, unittest.TestCase):
 
     def test_commands_pipelined_behind_a_blocking_read_run_after_it_is_served(self):
         with self.server.client() as c1, self.server.client() as c2:

@@ -51,20 +51,9 @@ def read_until_closed(sock: socket.socket, timeout: float) -> tuple[bytes, bool]
 
 
 @needs_streamd
-class ServerBasicsTest(unittest.TestCase):
+class ServerBasicsTest(servers.SharedStreamdTest, unittest.TestCase):
     """One shared streamd for the tests that do not change server state."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
-    def setUp(self):
-        with self.server.client() as c:
-            self.assertEqual(c.call_raw("FLUSHALL"), b"+OK\r\n")
 
     def test_ping(self):
         with self.server.client() as c:

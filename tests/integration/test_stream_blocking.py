@@ -28,19 +28,10 @@ def wait_blocked(client, n: int, timeout: float = 5.0) -> None:
 
 
 @unittest.skipUnless(servers.streamd_available(), "streamd binary not found")
-class StreamBlockingTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
+class StreamBlockingTest(servers.SharedStreamdTest, unittest.TestCase):
     def setUp(self):
+        super().setUp()
         self.clients = []
-        with self.server.client() as c:
-            self.assertEqual(c.call_raw("FLUSHALL"), b"+OK\r\n")
 
     def tearDown(self):
         for c in self.clients:

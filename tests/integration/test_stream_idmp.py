@@ -8,7 +8,7 @@ Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 import time
 import unittest
 
-from stream8_helpers import Conn, Err
+from stream8_helpers import Conn, Err, each_proto
 from streamd_testlib import runner, servers
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(),
@@ -25,25 +25,9 @@ def info_map(reply):
 
 
 @needs_streamd
-class StreamIdmpTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
+class StreamIdmpTest(servers.SharedStreamdTest, unittest.TestCase):
     def each_proto(self):
-        # Every test body runs once per protocol (a failure names the protocol in the log).
-        for proto in (2, 3):
-            print(f"  RESP{proto}")
-            c = Conn(self.server, proto)
-            try:
-                self.assertEqual(c("FLUSHALL"), b"OK")
-                yield c
-            finally:
-                c.close()
+        return each_proto(self, self.server)
 
     def test_documented_examples(self):
         for c in self.each_proto():

@@ -7,7 +7,7 @@ Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 
 import unittest
 
-from stream8_helpers import Conn, Err, entry_count, stream_map, to_py
+from stream8_helpers import Conn, Err, each_proto, entry_count, stream_map, to_py
 from streamd_testlib import runner, servers
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(),
@@ -22,28 +22,14 @@ def entry_size(entry_id: bytes, fields: list) -> int:
 
 
 @needs_streamd
-class StreamReadLimitsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
+class StreamReadLimitsTest(servers.SharedStreamdTest, unittest.TestCase):
     def each_proto(self):
-        # Every test body runs once per protocol (a failure names the protocol in the log).
-        for proto in (2, 3):
-            print(f"  RESP{proto}")
-            c = Conn(self.server, proto)
-            try:
-                self.assertEqual(c("FLUSHALL"), b"OK")
-                for key in ("s1", "s2", "s3"):
-                    for i in range(1, 4):
-                        c("XADD", key, f"{i}-0", "f", f"{key}-{i}")
-                yield c
-            finally:
-                c.close()
+        # Three streams of three entries each, in each protocol.
+        for c in each_proto(self, self.server):
+            for key in ("s1", "s2", "s3"):
+                for i in range(1, 4):
+                    c("XADD", key, f"{i}-0", "f", f"{key}-{i}")
+            yield c
 
     def test_maxcount_documented_example(self):
         for c in self.each_proto():

@@ -7,7 +7,7 @@ Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 
 import unittest
 
-from stream8_helpers import Conn, Err
+from stream8_helpers import Conn, Err, each_proto
 from streamd_testlib import runner, servers
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(),
@@ -15,25 +15,9 @@ needs_streamd = unittest.skipUnless(servers.streamd_available(),
 
 
 @needs_streamd
-class StreamRefsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = servers.start_streamd()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.cleanup()
-
+class StreamRefsTest(servers.SharedStreamdTest, unittest.TestCase):
     def each_proto(self):
-        # Every test body runs once per protocol (a failure names the protocol in the log).
-        for proto in (2, 3):
-            print(f"  RESP{proto}")
-            c = Conn(self.server, proto)
-            try:
-                self.assertEqual(c("FLUSHALL"), b"OK")
-                yield c
-            finally:
-                c.close()
+        return each_proto(self, self.server)
 
     def setup_two_groups(self, c, n=3):
         ids = [c("XADD", "s", f"{i}-0", "f", str(i)) for i in range(1, n + 1)]

@@ -314,3 +314,25 @@ def start_redis(*args, workdir=None, ready_timeout: float = 15.0, port: int | No
                 "--appendonly", "no", "--dir", str(wd)]
 
     return _start("redis", argv, args, workdir, ready_timeout, port)
+
+
+class SharedStreamdTest:
+    """Mixin for a unittest.TestCase whose tests share one streamd (started once per class with
+    `server_args`) and start from an empty keyspace (FLUSHALL before each test)."""
+
+    server_args: tuple[str, ...] = ()
+    server: Server
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = start_streamd(*cls.server_args)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+
+    def setUp(self):
+        with self.server.client() as c:
+            reply = c.call_raw("FLUSHALL")
+        if reply != b"+OK\r\n":
+            raise AssertionError(f"FLUSHALL answered {reply!r}")
