@@ -26,6 +26,10 @@ namespace {
 
 constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
 
+// Pipelined requests are not run while this much of their output waits for a client that does
+// not read: they resume once the socket drains, so memory stays bounded.
+constexpr std::size_t kMaxPendingOutput = 16 * 1024 * 1024;
+
 std::string endpoint_text(const asio::ip::tcp::endpoint& ep) {
   const auto a = ep.address();
   return a.is_v6() ? fmt::format("[{}]:{}", a.to_string(), ep.port())
@@ -99,7 +103,8 @@ asio::awaitable<void> HttpConnection::read_loop(std::shared_ptr<HttpConnection> 
 }
 
 void HttpConnection::process() {
-  while (!closing_ && !exec_ && !close_after_write_) {
+  while (!closing_ && !exec_ && !close_after_write_ &&
+         out_.size() + wbuf_.size() < kMaxPendingOutput) {
     std::size_t used = 0;
     HttpRequestParser::Status st = parser_.feed(in_.view(), used);
     in_.consume(used);
@@ -229,7 +234,12 @@ void HttpConnection::on_written(const asio::error_code& ec) {
     flush();
     return;
   }
-  if (close_after_write_) close();
+  if (close_after_write_) {
+    close();
+    return;
+  }
+  // Requests that waited for the output to drain (or arrived meanwhile) run now.
+  if (!exec_ && !in_.empty()) process();
 }
 
 void HttpConnection::close() {

@@ -212,6 +212,24 @@ class RestTest(unittest.TestCase):
                    for part in data.split(b"\r\n\r\n")[1:]]
         self.assertEqual(results, [1, 2, 3, 4, 5])
 
+    def test_many_pipelined_requests_with_large_replies_all_arrive_in_order(self):
+        # 400 x 100 KB of replies is more than the server keeps pending for one client: it
+        # pauses the pipeline while the client does not read and resumes as the socket drains.
+        self.call("POST", "/set/big", body="x" * 100_000)
+        n = 400
+        req = "".join(f"GET /get/big?_token={TOKEN} HTTP/1.1\r\nHost: x\r\n\r\n"
+                      for i in range(n)).encode()
+        with socket.create_connection(("127.0.0.1", self.rest_port), timeout=30) as s:
+            s.sendall(req)
+            time.sleep(1.0)  # let the server fill its buffers while nothing is read
+            data = bytearray()
+            while data.count(b"HTTP/1.1 200 OK") < n or not data.endswith(b'"}'):
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        self.assertEqual(data.count(b"HTTP/1.1 200 OK"), n)
+
     def test_blocking_read_holds_the_request_until_an_entry_arrives(self):
         self.call("GET", "/xadd/bs/1-1/f/v")
         out = {}
