@@ -348,8 +348,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("pubsub_channels", 0);
   s.add("pubsub_patterns", 0);
   s.add("pubsubshard_channels", 0);
-  s.add("latest_fork_usec", 0);
-  s.add("total_forks", 0);
+  PersistenceInfo pi = persistence_info(ctx.server);
+  s.add("latest_fork_usec", pi.latest_fork_usec);
+  s.add("total_forks", pi.total_forks);
   s.add("migrate_cached_sockets", 0);
   s.add("slave_expires_tracked_keys", 0);
   s.add("active_defrag_hits", 0);

@@ -126,6 +126,7 @@ AofOptions AofService::options_from(const config::Config& cfg) {
 }
 
 AofService::~AofService() {
+  if (remover_.joinable()) remover_.join();
   for (uint64_t id : config_listeners_) server_.config().remove(id);
   if (server_.persistence() == this) server_.set_persistence(nullptr);
   if (child_pid_ > 0) {
@@ -521,6 +522,7 @@ bool AofService::fork_rewrite() {
     ::_exit(ok ? 0 : 3);
   }
   last_fork_us_ = mono_us() - t0;
+  ++total_forks_;
   child_pid_ = pid;
   child_temp_ = std::string(kTempRewritePrefix) + std::to_string(pid) + ".aof";
   rewrite_start_ms_ = now_ms;
@@ -589,10 +591,12 @@ void AofService::rewrite_done(int status) {
     if (next.incrs.empty() || f.name != next.incrs.back().name) old.push_back(f.name);
   }
   for (const auto& f : manifest_.history) old.push_back(f.name);
+  std::vector<std::string> paths;
   for (const auto& name : old) {
-    spdlog::info("Removing the history file {}", name);
-    ::unlink(join_path(opts_.dirname, name).c_str());
+    spdlog::info("Removing the history file {} in the background", name);
+    paths.push_back(join_path(opts_.dirname, name));
   }
+  remove_in_background(std::move(paths));
   manifest_ = std::move(next);
   base_size_ = file_size(base_path).value_or(0);
   closed_incr_size_ = 0;
@@ -601,6 +605,15 @@ void AofService::rewrite_done(int status) {
   ++rewrites_;
   rewrite_failures_ = 0;
   spdlog::info("Background AOF rewrite finished successfully");
+}
+
+void AofService::remove_in_background(std::vector<std::string> paths) {
+  if (paths.empty()) return;
+  // Rewrites are seconds apart: the previous removal has long finished.
+  if (remover_.joinable()) remover_.join();
+  remover_ = std::thread([paths = std::move(paths)] {
+    for (const auto& p : paths) ::unlink(p.c_str());
+  });
 }
 
 bool AofService::wait_rewrite() {
@@ -675,6 +688,8 @@ cmd::PersistenceInfo AofService::info() const {
   i.aof_base_size = base_size_;
   i.aof_pending_rewrite = rewrite_scheduled_;
   i.aof_buffer_length = writer_.buffered();
+  i.latest_fork_usec = last_fork_us_;
+  i.total_forks = total_forks_;
   return i;
 }
 
@@ -694,6 +709,7 @@ bool AofService::shutdown_flush() {
     ::unlink(join_path(opts_.dirname, child_temp_).c_str());
     child_pid_ = 0;
   }
+  if (remover_.joinable()) remover_.join();
   if (!opts_.enabled || !writer_.has_file()) return true;
   spdlog::info("Calling fsync() on the AOF file.");
   int e = writer_.close_file();

@@ -56,6 +56,9 @@ class RoundTripTest(unittest.TestCase):
         i = h.wait_rewrite(s)
         self.assertEqual(i["aof_last_bgrewrite_status"], "ok")
         self.assertEqual(i["aof_rewrites"], "1")
+        stats = h.info(s, "stats")
+        self.assertEqual(stats["total_forks"], "1")
+        self.assertGreater(int(stats["latest_fork_usec"]), 0)
         before = h.snapshot(s, layout=False)
         s.stop()
         self.assertEqual(h.aof_files(wd), ["appendonly.aof.2.base.aof",

@@ -33,6 +33,9 @@ struct PersistenceInfo {
   uint64_t aof_buffer_length = 0;
   uint64_t aof_pending_bio_fsync = 0;
   uint64_t aof_delayed_fsync = 0;
+  // INFO stats: the rewrite's fork.
+  int64_t latest_fork_usec = 0;
+  uint64_t total_forks = 0;
 };
 
 class Persistence : public PropagationSink {

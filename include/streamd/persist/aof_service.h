@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "streamd/commands/persistence.h"
@@ -114,6 +115,7 @@ class AofService final : public cmd::Persistence {
   bool fork_rewrite();
   void rewrite_done(int status);
   void maybe_auto_rewrite();
+  void remove_in_background(std::vector<std::string> paths);
   uint64_t current_size() const;
 
   cmd::Server& server_;
@@ -138,6 +140,10 @@ class AofService final : public cmd::Persistence {
   uint64_t rewrites_ = 0;
   uint64_t rewrite_failures_ = 0;
   int64_t last_fork_us_ = 0;
+  uint64_t total_forks_ = 0;
+  // Deletes the files a rewrite made obsolete: unlinking a large file takes tens of milliseconds,
+  // which clients would otherwise see as a pause (Redis deletes them in the background too).
+  std::thread remover_;
   int64_t next_auto_attempt_ms_ = 0;
 
   std::vector<uint64_t> config_listeners_;
