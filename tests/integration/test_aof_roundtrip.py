@@ -132,6 +132,37 @@ class RoundTripTest(unittest.TestCase):
             ids = [e[0] for e in h.call(c, "XRANGE", "during", "-", "+")]
         self.assertEqual(ids, acked)
 
+    def test_automatic_rewrite_on_growth(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd, "--auto-aof-rewrite-min-size", "200kb",
+                    "--auto-aof-rewrite-percentage", "100")
+        with s.client() as c:
+            h.call(c, "XGROUP", "CREATE", "q", "g", "$", "MKSTREAM")
+            # Under the minimum size nothing happens.
+            for i in range(100):
+                h.call(c, "XADD", "q", "*", "i", i, "pad", "x" * 1000)
+            time.sleep(0.3)
+            self.assertEqual(h.info(s)["aof_rewrites"], "0")
+            for i in range(200):
+                h.call(c, "XADD", "q", "*", "i", i, "pad", "x" * 1000)
+            h.call(c, "XREADGROUP", "GROUP", "g", "c", "COUNT", 10, "STREAMS", "q", ">")
+            deadline = time.monotonic() + 10
+            while h.info(s)["aof_rewrites"] == "0":
+                self.assertLess(time.monotonic(), deadline, "no automatic rewrite")
+                time.sleep(0.05)
+        i = h.wait_rewrite(s)
+        self.assertEqual(i["aof_last_bgrewrite_status"], "ok")
+        self.assertIn("Starting automatic rewriting of AOF on", s.log_text())
+        self.assertIn("appendonly.aof.2.base.aof", h.aof_files(wd))
+        # The new base is the growth reference: the next rewrite needs the AOF to double again.
+        self.assertEqual(i["aof_base_size"], str((wd / "appendonlydir" /
+                                                  "appendonly.aof.2.base.aof").stat().st_size))
+        time.sleep(0.3)
+        self.assertEqual(h.info(s)["aof_rewrites"], "1")
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        self.restart_and_compare(wd, before, layout=False)
+
     def test_bgrewriteaof_inside_multi_is_scheduled(self):
         wd = h.workdir(self)
         s = h.start(self, wd)
