@@ -23,7 +23,7 @@ from streamd_testlib.client import ConnectionClosed, RawClient, ReplyTimeout
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(), "no streamd binary")
 
-ROUNDS = int(os.environ.get("STREAMD_CRASH_ROUNDS", "6"))
+ROUNDS = int(os.environ.get("STREAMD_CRASH_ROUNDS", "5"))
 PIPELINE = 32
 
 
