@@ -179,6 +179,27 @@ class FilesTest(unittest.TestCase):
         after = h.snapshot(s, layout=False)
         self.assertEqual(before, after, h.diff(before, after))
 
+    def test_config_set_appendonly_over_an_older_aof(self):
+        # An AOF from an earlier run is superseded by what is in memory: the new files continue
+        # its sequence numbers, the old ones go, and no temporary file is left.
+        wd = self.written_by_streamd()
+        s = h.start(self, wd, "--appendonly", "no")
+        with s.client() as c:
+            self.assertIsNone(h.call(c, "GET", "before"))
+            h.call(c, "SET", "mem", "1")
+            h.call(c, "CONFIG", "SET", "appendonly", "yes")
+            h.call(c, "SET", "during", "2")
+            h.wait_rewrite(s)
+            h.call(c, "SET", "after", "3")
+        s.stop()
+        self.assertEqual(h.aof_files(wd), ["appendonly.aof.2.base.aof",
+                                           "appendonly.aof.2.incr.aof",
+                                           "appendonly.aof.manifest"])
+        s = h.start(self, wd)
+        with s.client() as c:
+            self.assertEqual([h.call(c, "GET", k) for k in ("before", "mem", "during", "after")],
+                             [None, b"1", b"2", b"3"])
+
 
 if __name__ == "__main__":
     runner.main()
