@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include "streamd/commands/command_table.h"
@@ -98,6 +99,21 @@ void close_from(int first) {
   for (long fd = first; fd < max; ++fd) ::close(static_cast<int>(fd));
 }
 
+// The child's private dirty memory, from /proc/self/smaps_rollup: the pages copy-on-write has
+// separated from the parent's (what the rewrite cost in memory). 0 if unknown.
+uint64_t private_dirty_bytes() {
+  int err = 0;
+  auto text = read_file("/proc/self/smaps_rollup", &err);
+  if (!text) return 0;
+  uint64_t total = 0;
+  std::string_view t = *text;
+  constexpr std::string_view kKey = "Private_Dirty:";
+  for (std::size_t pos = t.find(kKey); pos != std::string_view::npos; pos = t.find(kKey, pos + 1)) {
+    total += std::strtoull(t.data() + pos + kKey.size(), nullptr, 10) * 1024;
+  }
+  return total;
+}
+
 }  // namespace
 
 AofService::AofService(cmd::Server& server, cmd::Dispatcher& dispatcher, AofOptions opts)
@@ -126,6 +142,7 @@ AofOptions AofService::options_from(const config::Config& cfg) {
 }
 
 AofService::~AofService() {
+  if (cow_pipe_ >= 0) ::close(cow_pipe_);
   if (remover_.joinable()) remover_.join();
   for (uint64_t id : config_listeners_) server_.config().remove(id);
   if (server_.persistence() == this) server_.set_persistence(nullptr);
@@ -496,9 +513,19 @@ bool AofService::fork_rewrite() {
   int64_t t0 = mono_us();
   int64_t now_ms = server_.clock().now_ms();
   pid_t parent = ::getpid();
+  if (cow_pipe_ >= 0) {
+    ::close(cow_pipe_);  // left by a child that was killed
+    cow_pipe_ = -1;
+  }
+  int pfd[2] = {-1, -1};
+  bool have_pipe = ::pipe2(pfd, O_CLOEXEC | O_NONBLOCK) == 0;
   pid_t pid = ::fork();
   if (pid < 0) {
     spdlog::warn("Can't rewrite append only file in background: fork: {}", std::strerror(errno));
+    if (have_pipe) {
+      ::close(pfd[0]);
+      ::close(pfd[1]);
+    }
     return false;
   }
   if (pid == 0) {
@@ -508,7 +535,9 @@ bool AofService::fork_rewrite() {
     if (::getppid() != parent) ::_exit(1);
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
-    close_from(3);
+    // Keep only the report pipe, as descriptor 3.
+    if (have_pipe && pfd[1] != 3) ::dup2(pfd[1], 3);
+    close_from(have_pipe ? 4 : 3);
     std::string path = join_path(
         opts_.dirname, std::string(kTempRewritePrefix) + std::to_string(::getpid()) + ".aof");
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -519,7 +548,15 @@ bool AofService::fork_rewrite() {
     });
     ok = ok && sync_file(fd) == 0;
     ::close(fd);
+    if (have_pipe) {
+      uint64_t cow = private_dirty_bytes();
+      [[maybe_unused]] ssize_t n = ::write(3, &cow, sizeof cow);
+    }
     ::_exit(ok ? 0 : 3);
+  }
+  if (have_pipe) {
+    ::close(pfd[1]);
+    cow_pipe_ = pfd[0];
   }
   last_fork_us_ = mono_us() - t0;
   ++total_forks_;
@@ -536,6 +573,15 @@ void AofService::rewrite_done(int status) {
   int64_t now = server_.clock().now_ms();
   child_pid_ = 0;
   last_rewrite_time_sec_ = (now - rewrite_start_ms_) / 1000;
+  if (cow_pipe_ >= 0) {
+    uint64_t cow = 0;
+    if (::read(cow_pipe_, &cow, sizeof cow) == static_cast<ssize_t>(sizeof cow)) {
+      last_cow_bytes_ = cow;
+      spdlog::info("Fork CoW for AOF rewrite: {} MB", cow >> 20);
+    }
+    ::close(cow_pipe_);
+    cow_pipe_ = -1;
+  }
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   auto fail = [&] {
     ::unlink(temp.c_str());
@@ -688,6 +734,7 @@ cmd::PersistenceInfo AofService::info() const {
   i.aof_base_size = base_size_;
   i.aof_pending_rewrite = rewrite_scheduled_;
   i.aof_buffer_length = writer_.buffered();
+  i.aof_last_cow_size = last_cow_bytes_;
   i.latest_fork_usec = last_fork_us_;
   i.total_forks = total_forks_;
   return i;

@@ -56,6 +56,7 @@ class RoundTripTest(unittest.TestCase):
         i = h.wait_rewrite(s)
         self.assertEqual(i["aof_last_bgrewrite_status"], "ok")
         self.assertEqual(i["aof_rewrites"], "1")
+        self.assertGreater(int(i["aof_last_cow_size"]), 0)   # at least the child's own buffers
         stats = h.info(s, "stats")
         self.assertEqual(stats["total_forks"], "1")
         self.assertGreater(int(stats["latest_fork_usec"]), 0)

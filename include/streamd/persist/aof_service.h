@@ -140,6 +140,10 @@ class AofService final : public cmd::Persistence {
   uint64_t rewrites_ = 0;
   uint64_t rewrite_failures_ = 0;
   int64_t last_fork_us_ = 0;
+  // The child reports its copy-on-write size (bytes it no longer shares with the parent) through
+  // this pipe just before it exits: INFO aof_last_cow_size.
+  int cow_pipe_ = -1;
+  uint64_t last_cow_bytes_ = 0;
   uint64_t total_forks_ = 0;
   // Deletes the files a rewrite made obsolete: unlinking a large file takes tens of milliseconds,
   // which clients would otherwise see as a pause (Redis deletes them in the background too).
