@@ -7,6 +7,12 @@
 
 namespace streamd::engine {
 
+void bump_count(PendingEntry& e) {
+  // Saturates at LLONG_MAX, the largest count RESP (and so XPENDING and the AOF) can carry; XNACK
+  // FATAL sets exactly that.
+  if (e.delivery_count < static_cast<uint64_t>(INT64_MAX)) ++e.delivery_count;
+}
+
 GroupEntry& DeliveryBatch::add(StreamId id, std::span<const FieldValue> fields) {
   const FieldValue* old_data = fields_.data();
   field_offsets_.push_back(static_cast<uint32_t>(fields_.size()));
@@ -59,6 +65,7 @@ std::optional<uint64_t> ConsumerGroup::delete_consumer(std::string_view name) {
   for (Pel::Iterator it = c->pel_.begin(); it.valid(); ++it) {
     [[maybe_unused]] PendingEntry* e = pel_.erase(it.id());
     assert(e == it.entry() && e->owner == c);
+    by_time_.unlink(it.entry());
     delete it.entry();
   }
   delete c;
@@ -79,6 +86,7 @@ void ConsumerGroup::assign(StreamId id, PendingEntry* e, Consumer* c) {
 }
 
 void ConsumerGroup::drop(StreamId id, PendingEntry* e) {
+  by_time_.unlink(e);
   [[maybe_unused]] PendingEntry* g = pel_.erase(id);
   assert(g == e);
   if (e->owner) {
@@ -88,11 +96,27 @@ void ConsumerGroup::drop(StreamId id, PendingEntry* e) {
   delete e;
 }
 
+PendingEntry* ConsumerGroup::new_record(StreamId id, int64_t time, uint64_t count, Consumer* c) {
+  auto* e = new PendingEntry{time, count, nullptr, id};
+  pel_.insert(id, e);
+  assign(id, e, c);
+  by_time_.insert(e);
+  return e;
+}
+
+void ConsumerGroup::redeliver(PendingEntry* e, Consumer* c, int64_t time) {
+  by_time_.unlink(e);  // before the owner changes: a NACKed record leaves the NACK zone
+  assign(e->id, e, c);
+  e->delivery_time_ms = time;
+  by_time_.insert(e);
+}
+
 void ConsumerGroup::debug_check_id([[maybe_unused]] StreamId id) const {
 #ifndef NDEBUG
   PendingEntry* e = pel_.find(id);
   if (!e) return;
-  assert(e->owner != nullptr);
+  assert(e->id == id);
+  if (!e->owner) return;  // NACKed
   assert(e->owner->pel_.find(id) == e);
   assert(find_consumer(e->owner->name()) == e->owner);
 #endif
@@ -125,13 +149,11 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
       if (noack) continue;
       PendingEntry* e = pel_.find(id);
       if (!e) {
-        e = new PendingEntry{now_ms, 1, nullptr};
-        pel_.insert(id, e);
+        new_record(id, now_ms, 1, &c);
       } else {
-        e->delivery_time_ms = now_ms;
         e->delivery_count = 1;
+        redeliver(e, &c, now_ms);
       }
-      assign(id, e, &c);
       debug_check_id(id);
       out.pending = true;
       out.delivery_time_ms = now_ms;
@@ -163,8 +185,9 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
       continue;
     }
     PendingEntry* e = it.entry();
-    e->delivery_time_ms = now_ms;
-    ++e->delivery_count;
+    // Only the time index changes (same owner), so `it` stays valid.
+    redeliver(e, &c, now_ms);
+    bump_count(*e);
     out->pending = true;
     out->delivery_time_ms = now_ms;
     out->delivery_count = e->delivery_count;

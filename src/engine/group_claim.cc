@@ -1,5 +1,7 @@
-// ConsumerGroup: XCLAIM and XAUTOCLAIM (ownership transfer of pending entries).
+// ConsumerGroup: XCLAIM, XAUTOCLAIM, XREADGROUP CLAIM (ownership transfer of pending entries)
+// and XNACK (release back to the group).
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 #include "streamd/engine/consumer_group.h"
@@ -30,24 +32,23 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
       }
       continue;
     }
-    if (!e && opts.force) {
-      // A new record skips the idle check (it has no owner yet).
-      e = new PendingEntry{now_ms, 1, nullptr};
-      pel_.insert(id, e);
-    }
-    bool take = e != nullptr;
-    if (take && e->owner && min_idle != 0 && now_ms - e->delivery_time_ms < min_idle) take = false;
-    if (!take) continue;
+    if (!e && !opts.force) continue;
+    // A NACKed record (no owner) is claimable whatever min_idle: its delivery time is 0. A record
+    // FORCE creates skips the idle check.
+    if (e && e->owner && min_idle != 0 && now_ms - e->delivery_time_ms < min_idle) continue;
     if (!c) {
       c = create_consumer(consumer, now_ms).first;
       r.consumer_created = true;
     }
-    assign(id, e, c);
-    e->delivery_time_ms = delivery_time;
+    if (!e) {
+      e = new_record(id, delivery_time, 1, c);
+    } else {
+      redeliver(e, c, delivery_time);
+    }
     if (opts.retry_count) {
       e->delivery_count = *opts.retry_count;
     } else if (!opts.justid) {
-      ++e->delivery_count;
+      bump_count(*e);
     }
     c->active_time_ms_ = now_ms;
     debug_check_id(id);
@@ -88,10 +89,10 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
       c = create_consumer(consumer, now_ms).first;
       r.consumer_created = true;
     }
-    // Changing owners touches only consumer Pels, so `it` (on the group Pel) stays valid.
-    assign(id, e, c);
-    e->delivery_time_ms = now_ms;
-    if (!justid) ++e->delivery_count;
+    // Changing owners touches only consumer Pels and the time index, so `it` (on the group Pel)
+    // stays valid.
+    redeliver(e, c, now_ms);
+    if (!justid) bump_count(*e);
     c->active_time_ms_ = now_ms;
     debug_check_id(id);
     GroupEntry& out = justid ? r.claimed.add(id, {}) : *add_stream_entry(s, id, r.claimed);
@@ -101,6 +102,101 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
     --count;
   }
   r.next_cursor = it.valid() ? it.id() : StreamId{};
+  return r;
+}
+
+ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view consumer,
+                                          int64_t min_idle_ms, std::size_t count, int64_t now_ms) {
+  ClaimIdleResult r;
+  Consumer* c = find_consumer(consumer);
+  if (c) c->seen_time_ms_ = now_ms;
+  const int64_t min_idle = std::max<int64_t>(min_idle_ms, 0);
+  // Claimed records leave the index while the walk goes on and come back at "now" afterwards, in
+  // ID order, so that they are appended (O(1) each) rather than inserted one by one.
+  std::vector<PendingEntry*> taken;
+  PendingEntry* e = by_time_.head();
+  while (e && (count == 0 || taken.size() < count)) {
+    PendingEntry* next = e->time_next;
+    const bool nacked = e->owner == nullptr;
+    // The owned part is ordered by delivery time: the first one not idle enough ends the walk.
+    if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    GroupEntry* out = add_stream_entry(s, e->id, r.claimed);
+    if (!out) {
+      r.deleted.push_back(e->id);
+      drop(e->id, e);
+      e = next;
+      continue;
+    }
+    if (!c) {
+      c = create_consumer(consumer, now_ms).first;
+      r.consumer_created = true;
+    }
+    out->claimed = true;
+    out->idle_ms = nacked ? -1 : now_ms - e->delivery_time_ms;
+    out->previous_count = e->delivery_count;
+    by_time_.unlink(e);
+    assign(e->id, e, c);
+    e->delivery_time_ms = now_ms;
+    bump_count(*e);
+    out->pending = true;
+    out->delivery_time_ms = now_ms;
+    out->delivery_count = e->delivery_count;
+    taken.push_back(e);
+    e = next;
+  }
+  std::sort(taken.begin(), taken.end(),
+            [](const PendingEntry* a, const PendingEntry* b) { return a->id < b->id; });
+  for (PendingEntry* t : taken) {
+    by_time_.insert(t);
+    debug_check_id(t->id);
+  }
+  if (!taken.empty()) c->active_time_ms_ = now_ms;
+  return r;
+}
+
+std::optional<int64_t> ConsumerGroup::next_claimable_ms(int64_t min_idle_ms, int64_t now_ms) const {
+  if (by_time_.nacked() != 0) return now_ms;
+  const PendingEntry* head = by_time_.head();
+  if (!head) return std::nullopt;
+  int64_t min_idle = std::max<int64_t>(min_idle_ms, 0);
+  if (head->delivery_time_ms > std::numeric_limits<int64_t>::max() - min_idle) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return head->delivery_time_ms + min_idle;
+}
+
+NackResult ConsumerGroup::nack(const Stream& s, std::span<const StreamId> ids, NackMode mode,
+                               std::optional<uint64_t> retry_count, bool force) {
+  constexpr uint64_t kMaxCount = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  NackResult r;
+  for (StreamId id : ids) {
+    PendingEntry* e = pel_.find(id);
+    if (e) {
+      by_time_.unlink(e);
+      if (e->owner) {
+        [[maybe_unused]] PendingEntry* old = e->owner->pel_.erase(id);
+        assert(old == e);
+        e->owner = nullptr;
+      }
+      e->delivery_time_ms = 0;
+      if (retry_count) {
+        e->delivery_count = *retry_count;
+      } else if (mode == NackMode::kSilent) {
+        if (e->delivery_count > 0) --e->delivery_count;
+      } else if (mode == NackMode::kFatal) {
+        e->delivery_count = kMaxCount;
+      }
+    } else {
+      if (!force || !s.contains(id)) continue;
+      uint64_t n = retry_count ? *retry_count : mode == NackMode::kFatal ? kMaxCount : 0;
+      e = new PendingEntry{0, n, nullptr, id};
+      pel_.insert(id, e);
+    }
+    by_time_.push_nacked(e);
+    debug_check_id(id);
+    ++r.released;
+    r.records.emplace_back(id, e->delivery_count);
+  }
   return r;
 }
 

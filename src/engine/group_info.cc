@@ -6,6 +6,20 @@
 
 namespace streamd::engine {
 
+namespace {
+
+PendingRecord record_of(StreamId id, const PendingEntry* e) {
+  PendingRecord r{id, "", false, e->delivery_time_ms, e->delivery_count};
+  if (e->owner) {
+    r.consumer = e->owner->name();
+  } else {
+    r.nacked = true;
+  }
+  return r;
+}
+
+}  // namespace
+
 // ---- XPENDING --------------------------------------------------------------------------------
 
 PendingSummary ConsumerGroup::pending_summary() const {
@@ -35,7 +49,7 @@ std::vector<PendingRecord> ConsumerGroup::pending_range(
     if (id > end) break;
     const PendingEntry* e = it.entry();
     if (min_idle_ms != 0 && now_ms - e->delivery_time_ms < min_idle_ms) continue;
-    r.push_back({id, e->owner->name(), e->delivery_time_ms, e->delivery_count});
+    r.push_back(record_of(id, e));
   }
   return r;
 }
@@ -67,15 +81,15 @@ GroupFullInfo ConsumerGroup::full_info(const Stream& s, std::size_t count) const
   r.info = info(s);
   auto capped = [count](std::size_t n) { return count != 0 && n >= count; };
   for (Pel::Iterator it = pel_.begin(); it.valid() && !capped(r.pending.size()); ++it) {
-    const PendingEntry* e = it.entry();
-    r.pending.push_back({it.id(), e->owner->name(), e->delivery_time_ms, e->delivery_count});
+    r.pending.push_back(record_of(it.id(), it.entry()));
   }
+  r.nacked = by_time_.nacked();
   for_each_consumer([&](const Consumer& c) {
     ConsumerFullInfo& ci = r.consumers.emplace_back();
     ci.info = {c.name(), c.pel_.size(), c.seen_time_ms_, c.active_time_ms_};
     for (Pel::Iterator it = c.pel_.begin(); it.valid() && !capped(ci.pending.size()); ++it) {
       const PendingEntry* e = it.entry();
-      ci.pending.push_back({it.id(), c.name(), e->delivery_time_ms, e->delivery_count});
+      ci.pending.push_back({it.id(), c.name(), false, e->delivery_time_ms, e->delivery_count});
     }
   });
   return r;
@@ -92,19 +106,23 @@ std::unique_ptr<ConsumerGroup> ConsumerGroup::clone() const {
     n->active_time_ms_ = c.active_time_ms_;
     map.emplace(&c, n);
   });
-  for (Pel::Iterator it = pel_.begin(); it.valid(); ++it) {
-    const PendingEntry* e = it.entry();
+  // In claim order, so that the copy's time index is the same list (each link is an append).
+  for (const PendingEntry* e = by_time_.head(); e; e = e->time_next) {
     Consumer* owner = e->owner ? map.at(e->owner) : nullptr;
-    auto* copy = new PendingEntry{e->delivery_time_ms, e->delivery_count, owner};
-    g->pel_.insert(it.id(), copy);
-    if (owner) owner->pel_.insert(it.id(), copy);
+    auto* copy = new PendingEntry{e->delivery_time_ms, e->delivery_count, owner, e->id};
+    g->pel_.insert(e->id, copy);
+    if (owner) {
+      owner->pel_.insert(e->id, copy);
+      g->by_time_.insert(copy);
+    } else {
+      g->by_time_.push_nacked(copy);
+    }
   }
   return g;
 }
 
 std::size_t ConsumerGroup::pel_memory_usage() const {
-  std::size_t bytes =
-      pel_.memory_usage() + pel_.size() * malloc_size_estimate(sizeof(PendingEntry));
+  std::size_t bytes = pel_.memory_usage() + pel_.size() * PendingEntry::record_bytes();
   for_each_consumer([&](const Consumer& c) { bytes += c.pel_.memory_usage(); });
   return bytes;
 }
@@ -152,7 +170,8 @@ bool ConsumerGroup::check_invariants(std::string* why) const {
   for (Pel::Iterator p = pel_.begin(); p.valid(); ++p) {
     const PendingEntry* e = p.entry();
     if (e == nullptr) return fail("null record in the group PEL at " + p.id().to_string());
-    if (e->owner == nullptr) return fail(p.id().to_string() + " has no owner");
+    if (e->id != p.id()) return fail(p.id().to_string() + " holds the record of another ID");
+    if (e->owner == nullptr) continue;  // NACKed: the time index check covers it
     if (find_consumer(e->owner->name()) != e->owner) {
       return fail(p.id().to_string() + " is owned by a consumer not in the group");
     }
@@ -160,8 +179,18 @@ bool ConsumerGroup::check_invariants(std::string* why) const {
       return fail(p.id().to_string() + " is missing from its owner's PEL");
     }
   }
-  if (owned != pel_.size()) {
-    return fail("consumer PELs hold " + std::to_string(owned) + " entries, the group PEL " +
+  std::string index_why;
+  if (!by_time_.check(&index_why)) return fail(index_why);
+  if (by_time_.size() != pel_.size()) {
+    return fail("time index holds " + std::to_string(by_time_.size()) + " records, the PEL " +
+                std::to_string(pel_.size()));
+  }
+  for (const PendingEntry* e = by_time_.head(); e; e = e->time_next) {
+    if (pel_.find(e->id) != e) return fail(e->id.to_string() + " is in the time index only");
+  }
+  if (owned + by_time_.nacked() != pel_.size()) {
+    return fail("consumer PELs hold " + std::to_string(owned) + " entries and " +
+                std::to_string(by_time_.nacked()) + " are NACKed, the group PEL " +
                 std::to_string(pel_.size()));
   }
   return true;

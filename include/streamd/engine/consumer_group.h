@@ -13,7 +13,10 @@
 // Invariants (check_invariants() verifies them all; debug builds check every touched ID):
 // - for every ID, group_pel[id] == owner->pel[id] for the record's owner, and no other
 //   consumer's Pel holds the ID; the consumer Pels' sizes add up to the group Pel's size;
-// - every owner is a consumer of this group (owner == nullptr is reserved for XNACK).
+// - every owner is a consumer of this group; owner == nullptr means released by XNACK: then the
+//   record is in no consumer Pel and has delivery time 0;
+// - the time index (pel.h) links every record of the group Pel exactly once, NACKed records
+//   first (in release order), then the others by (delivery time, ID).
 // Consumer times follow Redis 7.2+: seen_time is the last attempted interaction (XREADGROUP,
 // XCLAIM, XAUTOCLAIM on an existing consumer), active_time the last successful one (a read
 // that returned entries, a claim that claimed some); -1 = never active.
@@ -88,6 +91,12 @@ struct GroupEntry {
   bool pending = false;
   int64_t delivery_time_ms = 0;
   uint64_t delivery_count = 0;
+  // XREADGROUP CLAIM only: the entry was claimed from the PEL (not read as new); then its idle
+  // time before the claim (-1 for a NACKed entry, as XPENDING shows it) and the delivery count
+  // before the claim. New entries of a CLAIM read leave these 0, which is what they reply.
+  bool claimed = false;
+  int64_t idle_ms = 0;
+  uint64_t previous_count = 0;
 };
 
 // The entries of one read or claim, in reply order. Move-only: the spans point into storage
@@ -153,6 +162,23 @@ struct AutoClaimResult {
   bool consumer_created = false;
 };
 
+// XREADGROUP ... CLAIM min-idle-time, the claim phase.
+struct ClaimIdleResult {
+  DeliveryBatch claimed;          // oldest delivery first (NACKed entries before all others)
+  std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
+  bool consumer_created = false;
+};
+
+// XNACK modes: what happens to the delivery counter of a released entry.
+enum class NackMode { kSilent, kFail, kFatal };
+
+struct NackResult {
+  uint64_t released = 0;  // the reply: IDs found in the PEL (or created by FORCE), duplicates too
+  // Every release in order with the counter it left (what the AOF logs as XNACK ... RETRYCOUNT n
+  // FORCE), duplicates included.
+  std::vector<std::pair<StreamId, uint64_t>> records;
+};
+
 // XPENDING summary form. Names are views valid until the group is next mutated.
 struct PendingSummary {
   uint64_t count = 0;
@@ -163,7 +189,8 @@ struct PendingSummary {
 // One pending entry as XPENDING (idle = now - delivery_time) and XINFO STREAM FULL show it.
 struct PendingRecord {
   StreamId id;
-  std::string_view consumer;
+  std::string_view consumer;  // "" for a NACKed entry
+  bool nacked = false;        // released by XNACK (XPENDING shows idle -1)
   int64_t delivery_time_ms = 0;
   uint64_t delivery_count = 0;
 };
@@ -195,7 +222,11 @@ struct GroupFullInfo {
   GroupInfo info;
   std::vector<PendingRecord> pending;  // capped by the requested count
   std::vector<ConsumerFullInfo> consumers;
+  uint64_t nacked = 0;  // Redis 8.8 nacked-count
 };
+
+// Adds one delivery to a record's count, saturating at LLONG_MAX.
+void bump_count(PendingEntry& e);
 
 class ConsumerGroup {
  public:
@@ -237,6 +268,9 @@ class ConsumerGroup {
   // ---- PEL ----------------------------------------------------------------------------------
   std::size_t pending_count() const { return pel_.size(); }
   const Pel& pel() const { return pel_; }
+  // The records in claim order (NACK zone, then by delivery time); see pel.h.
+  const PelTimeIndex& time_index() const { return by_time_; }
+  std::size_t nacked_count() const { return by_time_.nacked(); }
 
   // ---- XREADGROUP ---------------------------------------------------------------------------
   // Whether a `>` read would deliver something: the stream has a live entry after
@@ -273,6 +307,27 @@ class ConsumerGroup {
   // claimed (delivery time now, count + 1 unless justid) until `count` are done.
   AutoClaimResult autoclaim(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
                             StreamId start, std::size_t count, bool justid, int64_t now_ms);
+
+  // XREADGROUP ... CLAIM min_idle (Redis 8.4), first phase: walks the time index from its head
+  // and claims for `consumer` (created on the first claim) up to `count` (0 = no limit) entries
+  // that are NACKed or idle for at least min_idle, oldest delivery first: each moves to the
+  // consumer with delivery time now and count + 1 (saturating), and reports its idle time and
+  // count from before the claim. A record whose entry is gone from the stream is dropped and
+  // reported in `deleted` (as XCLAIM/XAUTOCLAIM do; it does not count against `count`). Costs
+  // O(k + deleted), k the entries claimed.
+  ClaimIdleResult claim_idle(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
+                             std::size_t count, int64_t now_ms);
+  // The earliest time at which claim_idle(min_idle) would find something: now_ms if a record
+  // is NACKed, else the oldest delivery + min_idle (saturating), nullopt if the PEL is empty.
+  std::optional<int64_t> next_claimable_ms(int64_t min_idle_ms, int64_t now_ms) const;
+
+  // XNACK (Redis 8.8): each ID found in the PEL is released (no owner, delivery time 0, appended
+  // to the NACK zone, so a re-released one moves to its end) with its counter set by `mode`
+  // (SILENT - 1 down to 0, FAIL unchanged, FATAL LLONG_MAX) or to retry_count if given. With
+  // `force`, an ID not in the PEL whose entry is in the stream gets a released record with
+  // counter 0 (retry_count, LLONG_MAX for FATAL). Other IDs are skipped.
+  NackResult nack(const Stream& s, std::span<const StreamId> ids, NackMode mode,
+                  std::optional<uint64_t> retry_count, bool force);
 
   // The delivery time XCLAIM IDLE ms means: now - ms, wrapping like Redis's 64-bit arithmetic
   // (claim() then turns anything outside [0, now] into now).
@@ -311,6 +366,11 @@ class ConsumerGroup {
   void assign(StreamId id, PendingEntry* e, Consumer* c);
   // Removes a record from both Pels and frees it.
   void drop(StreamId id, PendingEntry* e);
+  // A new record for `id` owned by `c` (not yet in any index).
+  PendingEntry* new_record(StreamId id, int64_t time, uint64_t count, Consumer* c);
+  // Moves a linked record to `c` at `time`: out of the time index, owner change, back in at its
+  // new place.
+  void redeliver(PendingEntry* e, Consumer* c, int64_t time);
   // Copies the live entry `id` into the batch; nullptr if the stream no longer has it.
   GroupEntry* add_stream_entry(const Stream& s, StreamId id, DeliveryBatch& out);
   // Debug builds: the group and owner Pels agree about this ID.
@@ -321,6 +381,7 @@ class ConsumerGroup {
   int64_t entries_read_ = kEntriesReadUnknown;
   RadixTree<Consumer*> consumers_;   // name → consumer (owned)
   Pel pel_;                          // every pending record (owned)
+  PelTimeIndex by_time_;             // the same records in claim order
   std::vector<FieldValue> scratch_;  // reused by add_stream_entry
 };
 

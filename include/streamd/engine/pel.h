@@ -2,26 +2,31 @@
 //
 // A PendingEntry is the one record Redis calls a NACK: an entry delivered to a consumer and not
 // acknowledged yet. It is a heap object with a stable address, owned by its ConsumerGroup and
-// pointed to from two Pels:
-//   - the group's PEL, which holds every pending entry of the group, and
-//   - the PEL of its owner consumer, which holds that consumer's share.
-// Both are keyed by the entry's ID (see PelKey: byte order is ID order), and the two
+// reachable three ways:
+//   - from the group's PEL, which holds every pending entry of the group, by ID;
+//   - from the PEL of its owner consumer, which holds that consumer's share, by ID;
+//   - from the group's time index (PelTimeIndex below), a doubly linked list threaded through
+//     the records themselves, in delivery-time order (XREADGROUP CLAIM, XNACK).
+// Both Pels are keyed by the entry's ID (see PelKey: byte order is ID order), and the two
 // pointers for one ID are always the same object: changing the owner moves the pointer from one
 // consumer's Pel to another's and rewrites `owner`; nothing is ever copied. ConsumerGroup keeps
 // that invariant (and checks it in debug builds).
 //
-// Memory: the record is 24 bytes (32 with malloc's header); each Pel costs about 10-12 bytes per
-// key when consecutive IDs differ in their last key byte (they then share a tree node and are
-// stored inline in it; see RadixTree and PelKey).
+// An entry released by XNACK (Redis 8.8) has no owner (owner == nullptr), delivery time 0, is in
+// no consumer Pel, and sits in the "NACK zone" at the head of the time index.
 //
-// Room to grow: Redis 8.4 (XREADGROUP CLAIM) threads a doubly linked list through the records in
-// delivery-time order, and 8.8 (XNACK) keeps unowned (owner == nullptr) entries at its head.
-// Because the record is a stable heap object, that index is two more pointers here and no change
-// to the trees.
+// Memory (tests/unit/engine/pel_memory_test.cc, 1M pending entries, 4 consumers, 16 / 1 entries
+// per ms): before the time index the record was 24 bytes (a 32-byte malloc chunk) and the PEL
+// cost 57.8 / 50.9 bytes per pending entry; the index adds the ID (needed to get from the list
+// back to the trees) and two pointers, 56 bytes, which malloc would round to 64 (89.8 / 82.9);
+// records therefore come from a slot pool (56 bytes each): 81.8 / 74.9 bytes per pending entry,
+// +24. Each Pel costs about 10-12 bytes per key when consecutive IDs differ in their last key
+// byte (they then share a tree node and are stored inline in it; see RadixTree and PelKey).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "streamd/engine/radix_tree.h"
@@ -34,7 +39,67 @@ class Consumer;
 struct PendingEntry {
   int64_t delivery_time_ms = 0;  // Unix ms of the last delivery (or what XCLAIM IDLE/TIME set)
   uint64_t delivery_count = 0;   // deliveries so far (XCLAIM RETRYCOUNT may set any value)
-  Consumer* owner = nullptr;     // the consumer whose PEL also holds this record
+  Consumer* owner = nullptr;     // the consumer whose PEL also holds this record; null = NACKed
+  StreamId id;                   // the entry's ID (the time index has no other way to it)
+  PendingEntry* time_prev = nullptr;  // neighbours in the group's PelTimeIndex
+  PendingEntry* time_next = nullptr;
+
+  // Records live in a pool of fixed-size slots (pel_pool.cc), not one malloc chunk each: 56
+  // bytes instead of malloc's 64 for this size. Freed slots are reused by later records (of any
+  // group); the pool keeps its peak size. Sanitizer builds use plain new/delete.
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p) noexcept;
+  // Heap bytes one record costs.
+  static std::size_t record_bytes();
+  // The pool: bytes obtained from malloc, and bytes of the slots holding live records.
+  static std::size_t pool_reserved_bytes();
+  static std::size_t pool_used_bytes();
+};
+
+// The time-ordered index of a group's PEL: a doubly linked list through the records,
+//   [head .. nack_tail]  [owned records ..................... tail]
+//    NACK zone (FIFO)     ordered by (delivery_time_ms, id)
+// The NACK zone holds exactly the records with owner == nullptr, in the order XNACK released
+// them; every other record is in the owned part, ascending by delivery time, ties by ID. So the
+// k records a claim wants (NACKed first, then the idlest) are the first k: O(k).
+// Costs: unlink and push_nacked are O(1). insert() walks to the record's place from the nearer
+// end of the owned part: deliveries happen at "now", which is never older than the tail except
+// when the system clock stepped back, so they are O(1) appends (a tie in the same millisecond
+// walks back over the same-millisecond records with greater IDs); XCLAIM IDLE/TIME (and AOF
+// replay of a claim with an old TIME) places a record at an arbitrary time and pays the walk,
+// O(min(records before it, records after it)) in the owned part.
+// The caller keeps the zone rule: unlink a record before changing its owner, and link NACKed
+// records with push_nacked(), owned ones with insert().
+class PelTimeIndex {
+ public:
+  PendingEntry* head() const { return head_; }
+  PendingEntry* tail() const { return tail_; }
+  std::size_t nacked() const { return nacked_; }
+  std::size_t size() const { return size_; }
+
+  // Appends a NACKed record (owner == nullptr) to the end of the NACK zone.
+  void push_nacked(PendingEntry* e);
+  // Inserts an owned record at its (delivery_time_ms, id) place.
+  void insert(PendingEntry* e);
+  // Removes a linked record (its owner must still be what it was when it was linked).
+  void unlink(PendingEntry* e);
+  void clear() { head_ = tail_ = nack_tail_ = nullptr, nacked_ = size_ = 0; }
+
+  // Links, order, zone and counts; on failure says which in *why.
+  bool check(std::string* why) const;
+
+ private:
+  static bool before(const PendingEntry* a, const PendingEntry* b) {
+    return a->delivery_time_ms != b->delivery_time_ms ? a->delivery_time_ms < b->delivery_time_ms
+                                                      : a->id < b->id;
+  }
+  void link_after(PendingEntry* pos, PendingEntry* e);  // pos == nullptr: at the head
+
+  PendingEntry* head_ = nullptr;
+  PendingEntry* tail_ = nullptr;
+  PendingEntry* nack_tail_ = nullptr;  // last record of the NACK zone, or null if it is empty
+  std::size_t nacked_ = 0;
+  std::size_t size_ = 0;
 };
 
 // A PEL tree key: an ID in a compact, order-preserving encoding (byte order = ID order):
