@@ -17,14 +17,16 @@ std::string BlockingRegistry::key_id(int db, std::string_view key) {
 }
 
 void BlockingRegistry::block(Session& s, std::vector<std::pair<int, std::string>> keys,
-                             int64_t deadline_ms, std::vector<std::string> argv) {
+                             int64_t deadline_ms, std::vector<std::string> argv, int64_t wake_ms) {
   auto st = std::make_unique<BlockedState>();
   st->keys = std::move(keys);
   st->deadline_ms = deadline_ms;
   st->argv = std::move(argv);
   st->seq = next_seq_++;
+  st->wake_ms = wake_ms;
   for (auto& [db, key] : st->keys) waiters_[key_id(db, key)].push_back(&s);
   if (deadline_ms > 0) deadlines_.emplace(deadline_ms, &s);
+  if (wake_ms > 0) wakeups_.emplace(wake_ms, &s);
   s.blocked = std::move(st);
   ++blocked_count_;
 }
@@ -38,15 +40,17 @@ void BlockingRegistry::forget(Session& s) {
     q.erase(std::remove(q.begin(), q.end(), &s), q.end());
     if (q.empty()) waiters_.erase(it);
   }
-  if (s.blocked->deadline_ms > 0) {
-    auto range = deadlines_.equal_range(s.blocked->deadline_ms);
+  auto remove = [&s](std::multimap<int64_t, Session*>& m, int64_t when) {
+    auto range = m.equal_range(when);
     for (auto it = range.first; it != range.second; ++it) {
       if (it->second == &s) {
-        deadlines_.erase(it);
+        m.erase(it);
         break;
       }
     }
-  }
+  };
+  if (s.blocked->deadline_ms > 0) remove(deadlines_, s.blocked->deadline_ms);
+  if (s.blocked->wake_ms > 0) remove(wakeups_, s.blocked->wake_ms);
   s.blocked.reset();
   --blocked_count_;
 }
@@ -88,7 +92,18 @@ void BlockingRegistry::serve_ready(Dispatcher& d) {
   }
 }
 
-void BlockingRegistry::expire(int64_t now_ms, Dispatcher&) {
+void BlockingRegistry::expire(int64_t now_ms, Dispatcher& d) {
+  // Wake times first: a client whose entry became claimable as its timeout passed gets it. A
+  // re-run that parks again has a wake time after now, so the loop ends.
+  while (!wakeups_.empty() && wakeups_.begin()->first <= now_ms) {
+    Session* s = wakeups_.begin()->second;
+    std::vector<std::string> argv = s->blocked->argv;
+    int64_t deadline = s->blocked->deadline_ms;
+    forget(*s);
+    if (d.rerun_blocked(*s, argv, deadline) == DispatchResult::kDone) {
+      if (s->resume) s->resume();
+    }
+  }
   while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
     Session* s = deadlines_.begin()->second;
     forget(*s);
@@ -116,7 +131,9 @@ bool BlockingRegistry::unblock(Session& s, bool error, Dispatcher&) {
 }
 
 int64_t BlockingRegistry::next_deadline() const {
-  return deadlines_.empty() ? 0 : deadlines_.begin()->first;
+  int64_t t = deadlines_.empty() ? 0 : deadlines_.begin()->first;
+  if (!wakeups_.empty() && (t == 0 || wakeups_.begin()->first < t)) t = wakeups_.begin()->first;
+  return t;
 }
 
 }  // namespace streamd::cmd

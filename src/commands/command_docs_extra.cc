@@ -359,14 +359,34 @@ std::vector<OwnedDoc> hand_written_docs() {
        {"group", bulk("stream")},
        {"complexity", bulk("For each stream mentioned: O(M) with M being the number of elements "
                            "returned.")},
-       {"history", aggregate('~', {array({bulk("8.10.0"),
+       {"history", aggregate('~', {array({bulk("8.4.0"), bulk("Added the `CLAIM` option.")}),
+                                   array({bulk("8.10.0"),
                                           bulk("Added the `MAXCOUNT` and `MAXSIZE` options.")})})},
        {"arguments",
         array({group_arg("group-block", "block", "GROUP", {}, {},
                          array({arg("group", "string"), arg("consumer", "string")})),
                read_limit_args_count(), read_limit_args_max("count"), read_limit_args_max("size"),
                arg("milliseconds", "integer", {"optional"}, "BLOCK"),
+               since_arg("min-idle-time", "integer", "CLAIM", "8.4.0", {"optional"}),
                arg("noack", "pure-token", {"optional"}, "NOACK"), streams_block("id")})}}));
+
+  // XNACK (Redis 8.8).
+  out.push_back(entry(
+      "xnack", tips({}) + key_at_1({"RW", "update"}),
+      {{"summary", bulk("Releases pending messages back to the group's PEL without acknowledging "
+                        "them, making them available for re-delivery.")},
+       {"since", bulk("8.8.0")},
+       {"group", bulk("stream")},
+       {"complexity", bulk("O(1) for each message ID processed.")},
+       {"arguments",
+        array({arg("key", "key", {}, {}, 0), arg("group", "string"),
+               group_arg("mode", "oneof", {}, {}, {},
+                         array({token_arg("silent", "SILENT"), token_arg("fail", "FAIL"),
+                                token_arg("fatal", "FATAL")})),
+               group_arg("ids", "block", "IDS", {}, {},
+                         array({arg("numids", "integer"), arg("id", "string", {"multiple"})})),
+               arg("count", "integer", {"optional"}, "RETRYCOUNT"),
+               arg("force", "pure-token", {"optional"}, "FORCE")})}}));
 
   return out;
 }

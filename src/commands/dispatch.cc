@@ -154,8 +154,8 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   if (ctx.block_requested) {
     std::vector<std::string> rerun = std::move(ctx.block_argv);
     if (rerun.empty()) rerun.assign(argv.begin(), argv.end());
-    server_.blocking().block(s, std::move(ctx.block_keys), ctx.block_deadline_ms,
-                             std::move(rerun));
+    server_.blocking().block(s, std::move(ctx.block_keys), ctx.block_deadline_ms, std::move(rerun),
+                             ctx.block_wake_ms);
     return DispatchResult::kBlocked;
   }
 

@@ -1,12 +1,15 @@
 // XGROUP (CREATE, SETID, DESTROY, CREATECONSUMER, DELCONSUMER, HELP), XACK and XPENDING: the
 // group administration and bookkeeping commands. Reading and claiming live in
 // stream_group_read_commands.cc.
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "streamd/commands/args.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/stream_commands.h"
 #include "streamd/commands/stream_group_render.h"
+#include "streamd/commands/stream_propagation.h"
 #include "streamd/commands/stream_support.h"
 #include "streamd/engine/consumer_group.h"
 
@@ -283,13 +286,92 @@ void xpending(Context& ctx) {
       g->pending_range(start, end, static_cast<std::size_t>(count), min_idle, ctx.now_ms, consumer);
   w.array(recs.size());
   for (const auto& r : recs) {
-    int64_t idle = ctx.now_ms - r.delivery_time_ms;
+    // A NACKed entry has no owner and no delivery time: Redis 8.8 shows "" and idle -1.
+    int64_t idle = r.nacked ? -1 : std::max<int64_t>(ctx.now_ms - r.delivery_time_ms, 0);
     w.array(4);
     write_id(w, r.id);
     w.bulk(r.consumer);
-    w.integer(idle < 0 ? 0 : idle);
+    w.integer(idle);
     w.integer(static_cast<long long>(r.delivery_count));
   }
+}
+
+// XNACK key group <SILENT|FAIL|FATAL> IDS numids id... [RETRYCOUNT n] [FORCE] (Redis 8.8). The
+// options and the IDS block may come in any order after the mode.
+void xnack(Context& ctx) {
+  engine::NackMode mode;
+  std::string_view m = ctx.arg(3);
+  if (iequals(m, "silent")) {
+    mode = engine::NackMode::kSilent;
+  } else if (iequals(m, "fail")) {
+    mode = engine::NackMode::kFail;
+  } else if (iequals(m, "fatal")) {
+    mode = engine::NackMode::kFatal;
+  } else {
+    ctx.reply.error("ERR mode must be SILENT, FAIL, or FATAL");
+    return;
+  }
+  bool force = false, have_ids = false;
+  std::optional<uint64_t> retry;
+  std::vector<StreamId> ids;
+  for (std::size_t j = 4; j < ctx.argc();) {
+    std::string_view opt = ctx.arg(j);
+    bool more = j + 1 < ctx.argc();
+    if (iequals(opt, "ids") && more && !have_ids) {
+      auto n = parse_int(ctx.arg(j + 1));
+      if (!n || *n <= 0) {
+        ctx.reply.error("ERR numids must be a positive integer");
+        return;
+      }
+      if (static_cast<unsigned long long>(*n) > ctx.argc() - j - 2) {
+        ctx.reply.error("ERR number of IDs doesn't match numids");
+        return;
+      }
+      ids.resize(static_cast<std::size_t>(*n));
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        if (!parse_strict_id_or_reply(ctx, ctx.arg(j + 2 + k), ids[k])) return;
+      }
+      have_ids = true;
+      j += 2 + ids.size();
+    } else if (iequals(opt, "retrycount") && more) {
+      auto n = parse_int(ctx.arg(j + 1));
+      if (!n) {
+        ctx.reply.error(errors::kNotInteger);
+        return;
+      }
+      if (*n < 0) {
+        ctx.reply.error("ERR Invalid RETRYCOUNT value, must be >= 0");
+        return;
+      }
+      retry = static_cast<uint64_t>(*n);
+      j += 2;
+    } else if (iequals(opt, "force")) {
+      force = true;
+      ++j;
+    } else {
+      ctx.reply.error("ERR Unrecognized XNACK option '" + std::string(opt) + "'");
+      return;
+    }
+  }
+  if (!have_ids) {
+    ctx.reply.error("ERR syntax error, expected IDS keyword");
+    return;
+  }
+  bool replied = false;
+  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  if (replied) return;
+  ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
+  if (!g) {
+    ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+    return;
+  }
+  engine::NackResult r = g->nack(*s, ids, mode, retry, force);
+  ctx.reply.integer(static_cast<long long>(r.released));
+  if (r.released == 0) return;
+  ctx.mark_dirty();
+  // Released entries are claimable at once: blocked XREADGROUP ... CLAIM readers look again.
+  ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
+  propagate_nack(ctx, ctx.arg(1), ctx.arg(2), r.records);
 }
 
 }  // namespace
@@ -318,6 +400,7 @@ void register_stream_group_commands(CommandTable& t) {
          "stream"});
   t.add({"xack", -4, kWrite | kFast, "write stream fast", 1, 1, 1, xack, {}, nullptr, "stream"});
   t.add({"xpending", -3, kReadonly, "read stream slow", 1, 1, 1, xpending, {}, nullptr, "stream"});
+  t.add({"xnack", -7, kWrite | kFast, "write stream fast", 1, 1, 1, xnack, {}, nullptr, "stream"});
   register_stream_group_read_commands(t);
 }
 

@@ -43,6 +43,33 @@ struct GroupRead {
   StreamId after;            // history: entries with ID > after
 };
 
+// MAXCOUNT/MAXSIZE with CLAIM: how many of the entries the claim phase would take (the same
+// walk as ConsumerGroup::claim_idle, up to `count`, 0 = no limit) the budget admits, each sized as
+// the four-element entry it is replied as; takes them from the budget, stops it when one is
+// refused. Pending entries gone from the stream are skipped (the claim drops them).
+std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle, std::size_t count,
+                      int64_t now_ms, ReadBudget& budget) {
+  std::vector<engine::FieldValue> fields;
+  auto int_size = [](long long v) { return std::to_string(v).size() + 3; };  // ":<v>\r\n"
+  std::size_t n = 0;
+  for (const engine::PendingEntry* e = g.time_index().head(); e; e = e->time_next) {
+    if (count != 0 && n == count) break;
+    const bool nacked = e->owner == nullptr;
+    if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    if (!s.lookup(e->id, fields)) continue;
+    std::size_t bytes = entry_reply_size(e->id, fields) +
+                        int_size(nacked ? -1 : now_ms - e->delivery_time_ms) +
+                        int_size(static_cast<long long>(e->delivery_count));
+    if (!budget.admits(bytes)) {
+      budget.stop();
+      break;
+    }
+    budget.take(bytes);
+    ++n;
+  }
+  return n;
+}
+
 void xreadgroup(Context& ctx) {
   ReadArgs a;
   if (!parse_read_args(ctx, true, a)) return;
@@ -97,26 +124,55 @@ void xreadgroup(Context& ctx) {
   ReadBudget budget(static_cast<uint64_t>(a.maxcount), static_cast<uint64_t>(a.maxsize));
   for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     GroupRead& r = reads[i];
-    // History reads are always served; `>` only when the stream has something new.
-    if (r.new_entries && !r.group->has_new_entries(*r.stream)) continue;
-    // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
+    std::string_view key = ctx.arg(a.streams_pos + i);
     std::size_t count = static_cast<std::size_t>(a.count);
-    if (budget.limited()) {
+    // CLAIM (only with `>`): first the NACKed and idle pending entries, oldest delivery first,
+    // then new entries, COUNT shared between the two (per stream, as COUNT always is).
+    const bool claim = a.claim && r.new_entries;
+    engine::ClaimIdleResult cr;
+    if (claim) {
+      std::size_t claim_count = count;
+      bool run = true;
+      if (budget.limited()) {
+        claim_count =
+            claim_fit(*r.stream, *r.group, a.claim_min_idle_ms, count, ctx.now_ms, budget);
+        run = claim_count != 0;  // 0 would mean "no limit" to the engine
+      }
+      if (run) {
+        cr = r.group->claim_idle(*r.stream, a.consumer, a.claim_min_idle_ms, claim_count,
+                                 ctx.now_ms);
+      }
+      for (StreamId id : cr.deleted) propagate_pel_drop(ctx, key, a.group, id);
+      for (const engine::GroupEntry& e : cr.claimed) {
+        propagate_delivery(ctx, key, a.group, a.consumer, e, false);
+      }
+      if (count != 0) count -= cr.claimed.size();  // what is left for new entries
+    }
+    const bool room = !budget.stopped() && (!claim || a.count == 0 || count != 0);
+    bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
+    // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
+    if (read && budget.limited()) {
       std::size_t fit =
           group_read_fit(*r.stream, *r.group, r.group->find_consumer(a.consumer), r.new_entries,
                          r.after.next().value_or(StreamId::max()), count, budget);
-      if (fit == 0 && budget.stopped()) break;
+      if (fit == 0 && budget.stopped()) read = false;
       if (fit != 0) count = fit;
     }
+    // History reads are always served; `>` only when the stream has something new (or claimed).
+    if (!read && cr.claimed.empty()) {
+      if (budget.stopped()) break;
+      if (r.new_entries) continue;
+    }
     auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    std::string_view key = ctx.arg(a.streams_pos + i);
     if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
     consumer->mark_seen(ctx.now_ms);
-    engine::ReadResult rr =
-        r.new_entries
-            ? r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms)
-            : r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
-                                    count, ctx.now_ms);
+    engine::ReadResult rr;
+    if (!r.new_entries) {
+      rr = r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
+                                 count, ctx.now_ms);
+    } else if (read) {
+      rr = r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms);
+    }
     for (const engine::GroupEntry& e : rr.entries) {
       propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
     }
@@ -125,7 +181,11 @@ void xreadgroup(Context& ctx) {
     ++served;
     w.pair();
     w.bulk(ctx.arg(a.streams_pos + i));
-    write_delivery(w, rr.entries, false);
+    if (claim) {
+      write_claim_delivery(w, cr.claimed, rr.entries);
+    } else {
+      write_delivery(w, rr.entries, false);
+    }
   }
   if (served) {
     w.end_pair_map(d, served);
@@ -140,6 +200,18 @@ void xreadgroup(Context& ctx) {
     keys.emplace_back(ctx.session.db, std::string(ctx.arg(a.streams_pos + i)));
   }
   ctx.block(std::move(keys), a.deadline_ms, {});
+  if (a.claim) {
+    // Also wake when the first pending entry becomes claimable (a XADD, XNACK or XCLAIM to an
+    // older time wakes it through the keys as usual). Only CLAIM readers pay for this timer.
+    int64_t wake = 0;
+    for (const GroupRead& r : reads) {
+      if (!r.new_entries) continue;
+      std::optional<int64_t> t = r.group->next_claimable_ms(a.claim_min_idle_ms, ctx.now_ms);
+      if (t && (wake == 0 || *t < wake)) wake = *t;
+    }
+    if (wake != 0 && wake <= ctx.now_ms) wake = ctx.now_ms + 1;
+    ctx.block_wake_ms = wake;
+  }
 }
 
 // XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
@@ -209,6 +281,10 @@ void xclaim(Context& ctx) {
     }
   }
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
+  // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
+  if (opts.delivery_time_ms && !r.claimed.empty()) {
+    ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
+  }
   write_delivery(ctx.reply, r.claimed, opts.justid);
   ctx.propagate_nothing();
   for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);

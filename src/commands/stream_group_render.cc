@@ -31,6 +31,24 @@ void write_delivery(resp::ReplyWriter& w, const engine::DeliveryBatch& batch, bo
   }
 }
 
+void write_claim_delivery(resp::ReplyWriter& w, const engine::DeliveryBatch& claimed,
+                          const engine::DeliveryBatch& fresh) {
+  w.array(claimed.size() + fresh.size());
+  for (const engine::DeliveryBatch* b : {&claimed, &fresh}) {
+    for (const auto& e : *b) {
+      w.array(4);
+      write_id(w, e.id);
+      w.array(2 * e.fields.size());
+      for (const auto& fv : e.fields) {
+        w.bulk(fv.field);
+        w.bulk(fv.value);
+      }
+      w.integer(e.idle_ms);
+      w.integer(static_cast<long long>(e.previous_count));
+    }
+  }
+}
+
 namespace {
 
 void write_nullable(resp::ReplyWriter& w, const std::optional<int64_t>& v) {
@@ -95,7 +113,7 @@ void write_groups_full(Context& ctx, const engine::Stream& s, std::size_t count)
   w.array(s.groups().size());
   s.groups().for_each([&](const engine::ConsumerGroup& g) {
     engine::GroupFullInfo fi = g.full_info(s, count);
-    w.map(7);
+    w.map(8);
     w.bulk("name");
     w.bulk(fi.info.name);
     w.bulk("last-delivered-id");
@@ -136,6 +154,10 @@ void write_groups_full(Context& ctx, const engine::Stream& s, std::size_t count)
         w.integer(static_cast<long long>(p.delivery_count));
       }
     }
+    // Redis 8.8: entries released by XNACK (listed after the consumers, where the XINFO STREAM
+    // page adds it).
+    w.bulk("nacked-count");
+    w.integer(static_cast<long long>(fi.nacked));
   });
 }
 

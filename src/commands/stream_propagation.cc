@@ -113,4 +113,23 @@ void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view gro
   ctx.propagate({"XACK", key, group, text});
 }
 
+void propagate_nack(Context& ctx, std::string_view key, std::string_view group,
+                    std::span<const std::pair<engine::StreamId, uint64_t>> records) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::size_t i = 0;
+  while (i < records.size()) {
+    std::size_t j = i;
+    while (j < records.size() && records[j].second == records[i].second) ++j;
+    std::vector<std::string> ids;
+    for (std::size_t k = i; k < j; ++k) ids.push_back(records[k].first.to_string());
+    std::string n = num(static_cast<uint64_t>(j - i));
+    std::string count = num(records[i].second);
+    std::vector<std::string_view> argv{"XNACK", key, group, "FAIL", "IDS", n};
+    argv.insert(argv.end(), ids.begin(), ids.end());
+    argv.insert(argv.end(), {"RETRYCOUNT", count, "FORCE"});
+    ctx.propagate(std::span<const std::string_view>(argv));
+    i = j;
+  }
+}
+
 }  // namespace streamd::cmd

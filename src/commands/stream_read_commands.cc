@@ -203,6 +203,24 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
       a.consumer = ctx.arg(i + 2);
       a.has_group = true;
       i += 2;
+    } else if (iequals(opt, "claim") && more) {
+      if (!xreadgroup) {
+        ctx.reply.error(
+            "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      ++i;
+      auto n = parse_int(ctx.arg(i));
+      if (!n) {
+        ctx.reply.error("ERR min-idle-time is not an integer");
+        return false;
+      }
+      if (*n < 0) {
+        ctx.reply.error("ERR min-idle-time must be a positive integer");
+        return false;
+      }
+      a.claim = true;
+      a.claim_min_idle_ms = *n;
     } else if (iequals(opt, "noack")) {
       if (!xreadgroup) {
         ctx.reply.error(

@@ -6,8 +6,12 @@
 // again with its original deadline. So a woken reply and an immediate reply are built by the same
 // handler code.
 //
+// XREADGROUP ... CLAIM also waits for a pending entry to become claimable: such a client has a
+// wake time, and expire() re-runs its command when that time comes (a re-run that finds nothing
+// parks it again with the next wake time). Clients without one cost nothing more.
+//
 // Invariants: a session is blocked iff session.blocked != nullptr; then it appears in the FIFO of
-// every key it waits on and in deadlines_ if it has a timeout.
+// every key it waits on, in deadlines_ if it has a timeout and in wakeups_ if it has a wake time.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +32,13 @@ struct BlockedState {
   int64_t deadline_ms = 0;                        // 0 = forever
   std::vector<std::string> argv;                  // the command to re-run
   uint64_t seq = 0;                               // blocking order, for FIFO fairness
+  int64_t wake_ms = 0;                            // re-run at this time too (0 = none)
 };
 
 class BlockingRegistry {
  public:
   void block(Session& s, std::vector<std::pair<int, std::string>> keys, int64_t deadline_ms,
-             std::vector<std::string> argv);
+             std::vector<std::string> argv, int64_t wake_ms = 0);
   // Removes a session from every wait list (disconnect, unblock); no reply is written.
   void forget(Session& s);
 
@@ -42,12 +47,13 @@ class BlockingRegistry {
   // Re-runs the commands of clients waiting on ready keys. Returns the sessions whose command
   // completed (they must be resumed by the network layer; the dispatcher already called resume).
   void serve_ready(Dispatcher& d);
-  // Replies to clients whose deadline passed (null array) and resumes them.
+  // Re-runs the commands of clients whose wake time came, then replies to clients whose deadline
+  // passed (null array) and resumes them.
   void expire(int64_t now_ms, Dispatcher& d);
   // CLIENT UNBLOCK: `error` selects the UNBLOCKED error instead of the timeout reply.
   bool unblock(Session& s, bool error, Dispatcher& d);
 
-  // Earliest deadline among blocked clients, or 0 if none has one.
+  // Earliest deadline or wake time among blocked clients, or 0 if none has one.
   int64_t next_deadline() const;
   std::size_t blocked_clients() const { return blocked_count_; }
   std::size_t keys_with_waiters() const { return waiters_.size(); }
@@ -57,6 +63,7 @@ class BlockingRegistry {
 
   std::unordered_map<std::string, std::deque<Session*>> waiters_;  // key_id → FIFO
   std::multimap<int64_t, Session*> deadlines_;
+  std::multimap<int64_t, Session*> wakeups_;
   std::vector<std::string> ready_;  // key_ids, in signal order, deduplicated
   uint64_t next_seq_ = 0;
   std::size_t blocked_count_ = 0;

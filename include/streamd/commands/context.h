@@ -99,6 +99,8 @@ class Context {
   std::vector<std::pair<int, std::string>> block_keys;
   int64_t block_deadline_ms = 0;
   std::vector<std::string> block_argv;
+  // XREADGROUP CLAIM: also re-run the blocked command at this time (0 = only on a key change).
+  int64_t block_wake_ms = 0;
 };
 
 }  // namespace streamd::cmd

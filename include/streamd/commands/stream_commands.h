@@ -30,6 +30,8 @@ struct ReadArgs {
   bool has_group = false;
   std::size_t streams_pos = 0;  // index of the first key
   std::size_t nstreams = 0;
+  bool claim = false;  // XREADGROUP CLAIM min-idle-time (Redis 8.4)
+  int64_t claim_min_idle_ms = 0;
 };
 
 // Parses XREAD/XREADGROUP options; replies with the error and returns false on bad input.

@@ -13,6 +13,10 @@ namespace streamd::cmd {
 // The entries of a read or claim: [id, fields] each, or [id, nil] for deleted history entries,
 // or bare IDs when `justid`.
 void write_delivery(resp::ReplyWriter& w, const engine::DeliveryBatch& batch, bool justid);
+// The entries of a `>` read with CLAIM: the claimed ones, then the new ones, each as
+// [id, fields, ms-since-last-delivery, previous-delivery-count] (integers; 0 and 0 for new ones).
+void write_claim_delivery(resp::ReplyWriter& w, const engine::DeliveryBatch& claimed,
+                          const engine::DeliveryBatch& fresh);
 
 // XINFO GROUPS: an array of group maps.
 void write_groups_summary(Context& ctx, const engine::Stream& s);

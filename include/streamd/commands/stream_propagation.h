@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <utility>
 
 #include "streamd/commands/context.h"
 #include "streamd/engine/consumer_group.h"
@@ -48,5 +50,10 @@ void propagate_create_consumer(Context& ctx, std::string_view key, std::string_v
 // XACK key group id: a PEL entry a claim dropped because its stream entry is gone.
 void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view group,
                         engine::StreamId id);
+
+// XNACK key group FAIL IDS n id... RETRYCOUNT c FORCE: the releases of one XNACK in order, each
+// run of equal resulting counters as one record (FORCE recreates a record the replay lacks).
+void propagate_nack(Context& ctx, std::string_view key, std::string_view group,
+                    std::span<const std::pair<engine::StreamId, uint64_t>> records);
 
 }  // namespace streamd::cmd
