@@ -8,6 +8,9 @@ streamd / redis-server (for throughput: higher is better; for latency and bytes:
 
 Usage:
   bench/run.py [--build build] [--repeat 3] [--only xadd,memory,rewrite,idmp] [--markdown out.md]
+  bench/run.py --only claim [--claim-pel 100000 --claim-idle 100 --claim-rounds 30]
+    (XREADGROUP CLAIM vs XAUTOCLAIM + XREADGROUP on streamd alone: redis-server 7.0.15 has no
+    CLAIM; reports the latency ratio)
 Nothing here is a test: numbers are measured and printed, never asserted.
 """
 import argparse
@@ -305,6 +308,82 @@ def rewrite_pause(build, kind, binary, entries=1000000, pending=100000):
         srv.stop()
 
 
+def claim_vs_autoclaim(build, binary, pel_size=100000, idle=100, rounds=30):
+    """Worker recovery loop on streamd only (redis-server 7.0.15 has no CLAIM): a `pel_size`-entry
+    PEL where `idle` random entries are idle (delivered two minutes ago, the rest just now). Each
+    round ages `idle` random entries (not timed), then times one worker pass that recovers them
+    and reads new entries:
+      CLAIM:      XREADGROUP GROUP g w COUNT idle CLAIM 60000 STREAMS s >        (one call)
+      XAUTOCLAIM: XAUTOCLAIM s g w 60000 <cursor> COUNT idle until the cursor is 0-0 (COUNT×10
+                  entries examined per call), then XREADGROUP GROUP g w COUNT idle STREAMS s >
+    Returns the median pass latency of each (ms) and entries recovered per pass."""
+    import random
+    import redis
+    srv = Server("streamd", binary)
+    try:
+        pel(build, srv, pel_size)
+        conn = redis.Connection(port=srv.port)  # raw replies: redis-py's parsers predate CLAIM
+
+        class Raw:
+            def execute_command(self, *args):
+                conn.send_command(*args)
+                return conn.read_response()
+
+            def pipeline(self, transaction=False):
+                cmds = []
+
+                class P:
+                    def execute_command(self, *args):
+                        cmds.append(args)
+
+                    def execute(self):
+                        conn.send_packed_command(conn.pack_commands(cmds))
+                        return [conn.read_response() for _ in cmds]
+                return P()
+
+        r = Raw()
+        rng = random.Random(1)
+        key = "bench:stream"
+
+        def age():
+            old = int(time.time() * 1000) - 120000
+            p = r.pipeline(transaction=False)
+            for i in rng.sample(range(1, pel_size + 1), idle):
+                p.execute_command("XCLAIM", key, "g", "c", 0, f"{i}-1", "TIME", old, "JUSTID")
+            p.execute()
+
+        def claim_pass():
+            got = r.execute_command("XREADGROUP", "GROUP", "g", "w", "COUNT", idle, "CLAIM",
+                                    60000, "STREAMS", key, ">")
+            return sum(len(e) for _, e in got) if got else 0
+
+        def autoclaim_pass():
+            cursor, n = "0-0", 0
+            while True:
+                cursor, claimed, _ = r.execute_command("XAUTOCLAIM", key, "g", "w", 60000, cursor,
+                                                       "COUNT", idle)
+                n += len(claimed)
+                if cursor in (b"0-0", "0-0"):
+                    break
+            got = r.execute_command("XREADGROUP", "GROUP", "g", "w", "COUNT", idle, "STREAMS",
+                                    key, ">")
+            return n + (sum(len(e) for _, e in got) if got else 0)
+
+        times = {"claim": [], "autoclaim": []}
+        got = {"claim": [], "autoclaim": []}
+        for i in range(rounds):
+            order = ["claim", "autoclaim"] if i % 2 == 0 else ["autoclaim", "claim"]
+            for kind in order:
+                age()
+                t0 = time.perf_counter()
+                n = claim_pass() if kind == "claim" else autoclaim_pass()
+                times[kind].append((time.perf_counter() - t0) * 1000)
+                got[kind].append(n)
+        return {k: (statistics.median(v), statistics.median(got[k])) for k, v in times.items()}
+    finally:
+        srv.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -314,6 +393,9 @@ def main():
     ap.add_argument("--markdown", default="")
     ap.add_argument("--idmp-requests", type=int, default=300000,
                     help="commands per IDMP run (the `idmp` section)")
+    ap.add_argument("--claim-pel", type=int, default=100000, help="PEL size of the claim workload")
+    ap.add_argument("--claim-idle", type=int, default=100, help="idle entries of the claim workload")
+    ap.add_argument("--claim-rounds", type=int, default=30)
     args = ap.parse_args()
     streamd = os.path.join(args.build, "streamd")
     servers = {"streamd": streamd, "redis": args.redis}
@@ -372,6 +454,12 @@ def main():
         for pipeline in (1, 32):
             med = idmp_cost(args.build, streamd, args.repeat, args.idmp_requests, pipeline)
             idmp_rows.append((pipeline, med))
+    claim_rows = []
+    if not only or "claim" in only:
+        r = claim_vs_autoclaim(args.build, streamd, args.claim_pel, args.claim_idle,
+                               args.claim_rounds)
+        print(f"claim: {r}", file=sys.stderr)
+        claim_rows.append((args.claim_pel, args.claim_idle, r))
 
     lines = ["| workload | metric | streamd | redis-server | ratio | p50 µs s/r | p99 µs s/r |",
              "|---|---|---|---|---|---|---|"]
@@ -398,6 +486,15 @@ def main():
             lines.append(f"| {pipeline} | {p:,.0f} | {med['idmpauto']:,.0f} | "
                          f"**{med['idmpauto'] / p:.3f}×** | {med['idmp']:,.0f} | "
                          f"**{med['idmp'] / p:.3f}×** |")
+    if claim_rows:
+        lines += ["", "Worker recovery pass on streamd: XREADGROUP CLAIM vs XAUTOCLAIM (cursor walk) "
+                  "+ XREADGROUP (median of rounds)", "",
+                  "| PEL | idle | CLAIM ms | XAUTOCLAIM+XREADGROUP ms | latency ratio | "
+                  "entries/pass c/a |", "|---|---|---|---|---|---|"]
+        for n, k, r in claim_rows:
+            (c_ms, c_n), (a_ms, a_n) = r["claim"], r["autoclaim"]
+            lines.append(f"| {n:,} | {k} | {c_ms:.2f} | {a_ms:.2f} | **{a_ms / c_ms:.1f}×** | "
+                         f"{c_n:.0f} / {a_n:.0f} |")
     text = "\n".join(lines)
     print(text)
     if args.markdown:
