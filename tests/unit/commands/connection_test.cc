@@ -22,14 +22,14 @@ class ConnectionTest : public ::testing::Test {
     ASSERT_FALSE(h.config().set("requirepass", pass).has_value());
   }
   std::string Hello2(uint64_t id) {
-    return "*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:"
+    return "*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n8.10.0\r\n$5\r\nproto\r\n:"
            "2\r\n$2\r\nid\r\n:" +
            std::to_string(id) +
            "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*"
            "0\r\n";
   }
   std::string Hello3(uint64_t id) {
-    return "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:"
+    return "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n8.10.0\r\n$5\r\nproto\r\n:"
            "3\r\n$2\r\nid\r\n:" +
            std::to_string(id) +
            "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*"

@@ -76,7 +76,7 @@ TEST_F(ServerTest, InfoExactSmallSections) {
 TEST_F(ServerTest, InfoServerAndClientsFields) {
   h.clock().advance(90061000);  // 1 day, 1 hour, 1 minute, 1 second
   std::string text = Info({"server", "clients"});
-  EXPECT_EQ(text.substr(0, 39), "# Server\r\nredis_version:7.0.15\r\nstreamd");
+  EXPECT_EQ(text.substr(0, 39), "# Server\r\nredis_version:8.10.0\r\nstreamd");
   for (std::string field :
        {"redis_mode:standalone\r\n", "uptime_in_seconds:90061\r\n", "uptime_in_days:1\r\n",
         "tcp_port:6379\r\n", "server_time_usec:1700090061000000\r\n", "connected_clients:1\r\n",
