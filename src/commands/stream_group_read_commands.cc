@@ -3,6 +3,7 @@
 // the same command line; its re-run on a wake-up goes through this same handler, which also
 // answers NOGROUP or WRONGTYPE if the group or key went away meanwhile.
 #include <climits>
+#include <limits>
 #include <vector>
 
 #include "streamd/commands/args.h"
@@ -210,6 +211,11 @@ void xreadgroup(Context& ctx) {
       if (t && (wake == 0 || *t < wake)) wake = *t;
     }
     if (wake != 0 && wake <= ctx.now_ms) wake = ctx.now_ms + 1;
+    // No timer when the timeout comes first (or never: min-idle-time near LLONG_MAX).
+    if (wake == std::numeric_limits<int64_t>::max() ||
+        (a.deadline_ms > 0 && wake >= a.deadline_ms)) {
+      wake = 0;
+    }
     ctx.block_wake_ms = wake;
   }
 }

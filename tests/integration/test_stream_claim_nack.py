@@ -131,7 +131,9 @@ class ClaimTest(Base):
                       "s", ">")
         self.assertEqual([e[0] for e in got[0][1]], [b"1-0", b"2-0"])
         self.assertEqual([e[3] for e in got[0][1]], [2, 2])
-        # CLAIM 0 claims everything pending, even just delivered.
+        # CLAIM 0 claims everything pending, even just delivered (4-0 is put between 3-0 and the
+        # two just claimed: deliveries in one millisecond would otherwise tie, and ties go by ID).
+        self.age(1500, "4-0", consumer="c2")
         got = self.py("XREADGROUP", "GROUP", "g", "c4", "CLAIM", "0", "STREAMS", "s", ">")
         self.assertEqual([e[0] for e in got[0][1]], [b"3-0", b"4-0", b"1-0", b"2-0", b"5-0", b"6-0"])
 
