@@ -91,7 +91,8 @@ std::string format_long_double(long double v) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
-  if (s == "-0") s = "0";
+  if (s == "-0") s.erase(0, 1);  // not s = "0": GCC 12 warns falsely (-Wrestrict) on that
+
   return s;
 }
 
