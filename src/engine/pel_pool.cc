@@ -83,6 +83,10 @@ std::size_t PendingEntry::record_bytes() {
   return STREAMD_PEL_POOL ? kSlot : malloc_size_estimate(kSlot);
 }
 
+bool PendingEntry::pooled() {
+  return STREAMD_PEL_POOL;
+}
+
 std::size_t PendingEntry::pool_reserved_bytes() {
   return pool().blocks.size() * kSlot * kSlotsPerBlock;
 }

@@ -51,6 +51,8 @@ struct PendingEntry {
   static void operator delete(void* p) noexcept;
   // Heap bytes one record costs.
   static std::size_t record_bytes();
+  // False in sanitizer builds (plain new/delete there).
+  static bool pooled();
   // The pool: bytes obtained from malloc, and bytes of the slots holding live records.
   static std::size_t pool_reserved_bytes();
   static std::size_t pool_used_bytes();
