@@ -5,8 +5,8 @@
 #include "streamd/commands/args.h"
 #include "streamd/commands/context.h"
 #include "streamd/commands/error_text.h"
-#include "streamd/commands/propagation_rewrite.h"
 #include "streamd/commands/monitor.h"
+#include "streamd/commands/propagation_rewrite.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::cmd {
@@ -28,8 +28,8 @@ std::string upper(std::string_view s) {
 
 // Commands that run immediately even inside MULTI (everything else is queued).
 bool runs_inside_multi(const CommandSpec& top) {
-  static constexpr std::string_view kImmediate[] = {"exec", "discard", "multi",
-                                                    "watch", "quit", "reset"};
+  static constexpr std::string_view kImmediate[] = {"exec",  "discard", "multi",
+                                                    "watch", "quit",    "reset"};
   for (auto n : kImmediate) {
     if (top.name == n) return true;
   }

@@ -24,7 +24,9 @@ Server::Server(config::Config& cfg, const engine::Clock& clock)
   keyspace_.set_observer(this);
 }
 
-Server::~Server() { keyspace_.set_observer(nullptr); }
+Server::~Server() {
+  keyspace_.set_observer(nullptr);
+}
 
 Session& Server::add_session(std::unique_ptr<Session> s) {
   uint64_t id = s->id;

@@ -4,7 +4,9 @@
 
 namespace streamd::engine {
 
-Value::Value(std::string s) : str_(std::move(s)) { encoding_ = encoding_for(str_); }
+Value::Value(std::string s) : str_(std::move(s)) {
+  encoding_ = encoding_for(str_);
+}
 Value::Value(std::string s, StrEncoding enc) : str_(std::move(s)), encoding_(enc) {}
 Value::Value(std::unique_ptr<Stream> s) : stream_(std::move(s)) {}
 Value::Value(Value&&) noexcept = default;
@@ -173,8 +175,7 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
   return cursor;
 }
 
-void Database::for_each(
-    const std::function<void(const std::string&, const Entry&)>& visit) const {
+void Database::for_each(const std::function<void(const std::string&, const Entry&)>& visit) const {
   int64_t now = clock_->now_ms();
   dict_.for_each([&](const std::string& k, const Entry& e) {
     if (e.expire_ms >= 0 && e.expire_ms <= now) return;

@@ -18,7 +18,8 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN or Infinity";
-inline constexpr std::string_view kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 inline constexpr std::string_view kDbOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidDbIndex = "ERR invalid DB index";
@@ -85,8 +86,7 @@ inline constexpr std::string_view kDebugProtocolType =
     "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
 inline constexpr std::string_view kFunctionFlushMode =
     "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
-inline constexpr std::string_view kSlowlogCount =
-    "ERR count should be greater than or equal to -1";
+inline constexpr std::string_view kSlowlogCount = "ERR count should be greater than or equal to -1";
 inline constexpr std::string_view kMonitorDenyBlocking =
     "ERR MONITOR isn't allowed for DENY BLOCKING client";
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";

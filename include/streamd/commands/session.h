@@ -38,7 +38,7 @@ struct Session {
   bool in_multi = false;
   bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
-  bool dirty_cas = false;  // a WATCHed key changed: EXEC answers null
+  bool dirty_cas = false;                            // a WATCHed key changed: EXEC answers null
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
   bool executing = false;  // inside EXEC (blocking commands must not block)
 

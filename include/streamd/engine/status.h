@@ -17,20 +17,20 @@ enum class Err {
   kSyntax,
   kNotInteger,
   kNotFloat,
-  kOverflow,             // increment or decrement would overflow
-  kNanOrInfinity,        // INCRBYFLOAT result
-  kStringTooLong,        // string exceeds proto-max-bulk-len (512mb)
-  kSameObject,           // RENAME/COPY source and destination are the same key
-  kInvalidExpireTime,    // ERR invalid expire time in '<cmd>' command
-  kOutOfRangeDb,         // DB index is out of range
+  kOverflow,           // increment or decrement would overflow
+  kNanOrInfinity,      // INCRBYFLOAT result
+  kStringTooLong,      // string exceeds proto-max-bulk-len (512mb)
+  kSameObject,         // RENAME/COPY source and destination are the same key
+  kInvalidExpireTime,  // ERR invalid expire time in '<cmd>' command
+  kOutOfRangeDb,       // DB index is out of range
   // Stream IDs.
-  kInvalidStreamId,      // ERR Invalid stream ID specified as stream command argument
-  kInvalidStartId,       // ERR invalid start ID for the interval
-  kInvalidEndId,         // ERR invalid end ID for the interval
+  kInvalidStreamId,  // ERR Invalid stream ID specified as stream command argument
+  kInvalidStartId,   // ERR invalid start ID for the interval
+  kInvalidEndId,     // ERR invalid end ID for the interval
   // XADD / XSETID / XTRIM.
-  kIdTooSmall,           // The ID specified in XADD is equal or smaller than the target stream top item
-  kIdZero,               // The ID specified in XADD must be greater than 0-0
-  kIdExhausted,          // The stream has exhausted the last possible ID, unable to add more items
+  kIdTooSmall,   // The ID specified in XADD is equal or smaller than the target stream top item
+  kIdZero,       // The ID specified in XADD must be greater than 0-0
+  kIdExhausted,  // The stream has exhausted the last possible ID, unable to add more items
   kElementsTooLarge,     // Elements are too large to be stored
   kSetIdSmallerThanTop,  // The ID specified in XSETID is smaller than the target stream top item
   kSetIdSmallerThanMaxDeleted,          // ... smaller than current max_deleted_entry_id
@@ -38,15 +38,15 @@ enum class Err {
   kEntriesAddedSmallerThanLength,       // The entries_added specified in XSETID is smaller ...
   kEntriesAddedNotPositive,             // entries_added must be positive
   // Consumer groups.
-  kNoGroup,              // NOGROUP (the command picks the wording)
-  kBusyGroup,            // BUSYGROUP Consumer Group name already exists
+  kNoGroup,    // NOGROUP (the command picks the wording)
+  kBusyGroup,  // BUSYGROUP Consumer Group name already exists
 };
 
 // A value or an error code. Small on purpose: std::expected is C++23.
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Err e) : v_(e) { assert(e != Err::kOk); }  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(v_); }
