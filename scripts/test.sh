@@ -25,7 +25,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-asan) run_asan=0 ;;
     --no-install) install=0 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown option: $arg" >&2; exit 2 ;;
   esac
 done
