@@ -11,14 +11,14 @@
 # Environment: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), JOBS (2), STREAMD_TEST_CXX_FLAGS
 #   (compiler flags of the test build, default "-O2 -g0 -DNDEBUG"),
 #   STREAMD_TEST_BUDGET: seconds since start after which the sanitizer build runs only its unit
-#   tests (default 720, to keep CI within ~15 minutes on 2 cores).
+#   tests (default 540, to keep CI well within 15 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 JOBS=${JOBS:-2}
-BUDGET=${STREAMD_TEST_BUDGET:-720}
+BUDGET=${STREAMD_TEST_BUDGET:-540}
 run_asan=1
 install=1
 for arg in "$@"; do
@@ -53,10 +53,11 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure
 
 if ((run_asan)); then
   step "configure and build with ASan+UBSan ($ASAN_BUILD_DIR)"
-  # -O1 -g1: sanitizer reports keep file:line, and the build costs less of CI's time than -O2 -g.
-  # Only the server and the unit tests: the load generator is not under test.
+  # -O0 -g1: sanitizer reports keep file:line, and the build takes a third less of CI's time
+  # than -O1 (measured: 13 s against 20 s for src/rest/rest_server.cc). Only the server and the
+  # unit tests: the load generator is not under test.
   cmake -S . -B "$ASAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTREAMD_SANITIZE=ON \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG"
   cmake --build "$ASAN_BUILD_DIR" -j"$JOBS" --target streamd unit_tests
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
