@@ -7,6 +7,7 @@
 
 #include "streamd/commands/args.h"
 #include "streamd/resp/reply_writer.h"
+#include "streamd/text/repr.h"
 
 namespace streamd::cmd {
 
@@ -17,44 +18,6 @@ namespace {
 std::vector<std::pair<const Server*, uint64_t>>& registry() {
   static std::vector<std::pair<const Server*, uint64_t>> r;
   return r;
-}
-
-// Redis's sdscatrepr: a double-quoted string with C escapes and \xHH for other bytes.
-void append_repr(std::string& out, std::string_view s) {
-  out += '"';
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (c >= 32 && c < 127) {
-          out += ch;
-        } else {
-          out += fmt::format("\\x{:02x}", c);
-        }
-    }
-  }
-  out += '"';
 }
 
 // Which arguments are secrets: all of AUTH's, and the two after each HELLO AUTH.
@@ -102,7 +65,7 @@ std::string monitor_line(int64_t now_us, const Session& from, const CommandSpec&
   std::vector<bool> secret = redacted(spec, argv);
   for (std::size_t i = 0; i < argv.size(); ++i) {
     line += ' ';
-    append_repr(line, secret[i] ? std::string_view("(redacted)") : argv[i]);
+    text::append_repr(line, secret[i] ? std::string_view("(redacted)") : argv[i]);
   }
   return line;
 }

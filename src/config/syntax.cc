@@ -1,6 +1,7 @@
 #include "streamd/config/syntax.h"
 
 #include <limits>
+#include "streamd/text/repr.h"
 
 namespace streamd::config {
 
@@ -103,47 +104,7 @@ std::optional<std::vector<std::string>> split_args(std::string_view line) {
 }
 
 std::string quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default: {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7f) {
-          out += c;
-        } else {
-          out += "\\x";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xf];
-        }
-      }
-    }
-  }
-  out += '"';
-  return out;
+  return text::repr(s);
 }
 
 std::string_view trim_line(std::string_view line) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include "streamd/text/repr.h"
 
 namespace streamd::persist {
 
@@ -132,43 +133,7 @@ bool split_args(std::string_view line, std::vector<std::string>& out) {
 }
 
 std::string quote_if_needed(std::string_view s) {
-  if (!needs_quotes(s)) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (std::isprint(static_cast<unsigned char>(c))) {
-          out += c;
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-          out += buf;
-        }
-    }
-  }
-  out += '"';
-  return out;
+  return needs_quotes(s) ? text::repr(s) : std::string(s);
 }
 
 std::string Manifest::serialize() const {
