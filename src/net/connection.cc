@@ -1,7 +1,12 @@
 #include "streamd/net/connection.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 #include <asio/co_spawn.hpp>
@@ -41,10 +46,19 @@ bool would_block(const asio::error_code& ec) {
 
 Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session, asio::ssl::context* tls)
     : fe_(fe), socket_(std::move(socket)), session_(&session), wake_(fe.io()) {
-  if (tls) tls_ = std::make_unique<TlsStream>(socket_, *tls);
+  if (tls) {
+    tls_ = std::make_unique<TlsStream>(socket_, *tls);
+    return;
+  }
+  // Out of Asio's reactor, into the poller (start()).
+  asio::error_code ec;
+  fd_ = socket_.release(ec);
+  if (ec) fd_ = -1;
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() {
+  if (fd_ >= 0) ::close(fd_);  // only when start() never ran
+}
 
 void Connection::start() {
   cmd::Session& s = *session_;
@@ -54,12 +68,75 @@ void Connection::start() {
   s.kill = [this] { close(); };
   s.resume = [this] { schedule_wakeup(); };
   s.flush = [this] { schedule_wakeup(); };
-  asio::co_spawn(fe_.io(), read_loop(shared_from_this()), asio::detached);
+  if (tls_) {
+    asio::co_spawn(fe_.io(), read_loop(shared_from_this()), asio::detached);
+    return;
+  }
+  if (fd_ < 0) {
+    spdlog::warn("Could not take over a client socket: {}", describe());
+    close();
+    return;
+  }
+  self_ = shared_from_this();
+  interest_ = Poller::kRead;
+  poll_token_ = fe_.poller().add(fd_, interest_, this);
 }
+
+// ---- plain connections: the poller's events ----
+
+void Connection::on_ready(bool readable, bool writable, bool failed) {
+  auto self = shared_from_this();  // a command may close and reap this very connection
+  if (writable && write_in_flight_) on_writable();
+  if (closing_) return;
+  if (readable && wants_input()) {
+    read_plain();
+  } else if (failed && !write_in_flight_) {
+    // The peer is gone or the socket failed while nothing was asked of it: nothing more will
+    // come or leave (a level-triggered hang-up would otherwise report forever).
+    spdlog::debug("Client connection failed {}", describe());
+    close();
+  }
+  if (!closing_) update_interest();
+}
+
+void Connection::read_plain() {
+  char* at = prepare_read();
+  ssize_t n = ::read(fd_, at, in_.free_space());
+  if (n > 0) {
+    take_input(static_cast<std::size_t>(n));
+    return;
+  }
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n == 0) {
+    spdlog::debug("Client closed connection {}", describe());
+  } else {
+    spdlog::debug("Reading from client: {} ({})", std::strerror(errno), describe());
+  }
+  close();
+}
+
+void Connection::update_interest() {
+  if (fd_ < 0 || closing_) return;
+  uint32_t want = Poller::kNone;
+  if (wants_input()) want |= Poller::kRead;
+  if (write_in_flight_) want |= Poller::kWrite;
+  if (want == interest_) return;
+  interest_ = want;
+  fe_.poller().set_interest(poll_token_, want);
+}
+
+std::size_t Connection::send_plain(const char* data, std::size_t len, asio::error_code& ec) {
+  ssize_t n = ::send(fd_, data, len, MSG_NOSIGNAL);
+  if (n >= 0) return static_cast<std::size_t>(n);
+  ec = asio::error_code(errno, asio::error::get_system_category());
+  return 0;
+}
+
+// ---- TLS connections: the reader coroutine ----
 
 asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
   (void)self;
-  if (tls_ && !co_await tls_handshake()) co_return;
+  if (!co_await tls_handshake()) co_return;
   while (!closing_) {
     if (!wants_input()) {
       reader_parked_ = true;
@@ -68,13 +145,8 @@ asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
       reader_parked_ = false;
       continue;
     }
-    // Read at least a chunk; when a big bulk is under way, make room for all of it so it arrives
-    // in few reads and is never moved again.
-    std::size_t want = std::max(InputBuffer::kReadChunk, parser_.bytes_wanted());
-    char* at = in_.prepare(want);
-    auto buf = asio::buffer(at, in_.free_space());
-    auto [ec, n] = tls_ ? co_await tls_->async_read_some(buf, kAwait)
-                        : co_await socket_.async_read_some(buf, kAwait);
+    char* at = prepare_read();
+    auto [ec, n] = co_await tls_->async_read_some(asio::buffer(at, in_.free_space()), kAwait);
     if (closing_) break;
     if (ec) {
       if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
@@ -85,19 +157,30 @@ asio::awaitable<void> Connection::read_loop(std::shared_ptr<Connection> self) {
       close();
       break;
     }
-    in_.commit(n);
-    cmd::Session& s = *session_;
-    s.net_in += n;
-    fe_.server().stats().net_input_bytes += n;
-    s.last_interaction_ms = fe_.server().clock().now_ms();
-    if (in_.size() > fe_.settings().client_query_buffer_limit) {
-      spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={})", describe(),
-                   in_.size());
-      close();
-      break;
-    }
-    process_input();
+    if (!take_input(n)) break;
   }
+}
+
+char* Connection::prepare_read() {
+  // Read at least a chunk; when a big bulk is under way, make room for all of it so it arrives
+  // in few reads and is never moved again.
+  return in_.prepare(std::max(InputBuffer::kReadChunk, parser_.bytes_wanted()));
+}
+
+bool Connection::take_input(std::size_t n) {
+  in_.commit(n);
+  cmd::Session& s = *session_;
+  s.net_in += n;
+  fe_.server().stats().net_input_bytes += n;
+  s.last_interaction_ms = fe_.server().clock().now_ms();
+  if (in_.size() > fe_.settings().client_query_buffer_limit) {
+    spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={})", describe(),
+                 in_.size());
+    close();
+    return false;
+  }
+  process_input();
+  return !closing_;
 }
 
 asio::awaitable<bool> Connection::tls_handshake() {
@@ -153,6 +236,7 @@ void Connection::process_input() {
   }
   flush();
   update_session_counters();
+  update_interest();
 }
 
 void Connection::run_commands() {
@@ -234,7 +318,7 @@ void Connection::flush() {
     return;
   }
   asio::error_code ec;
-  std::size_t n = socket_.write_some(asio::buffer(out_), ec);
+  std::size_t n = send_plain(out_.data(), out_.size(), ec);
   if (would_block(ec)) {
     n = 0;
   } else if (ec) {
@@ -265,22 +349,16 @@ void Connection::write_async() {
                       });
     return;
   }
-  socket_.async_wait(Socket::wait_write, [self = shared_from_this()](const asio::error_code& ec) {
-    self->on_writable(ec);
-  });
+  update_interest();  // the poller reports writability (on_ready -> on_writable)
 }
 
-void Connection::on_writable(const asio::error_code& wait_ec) {
+void Connection::on_writable() {
   write_in_flight_ = false;
   if (closing_) return;
-  if (wait_ec) {
-    close();
-    return;
-  }
   while (true) {
     asio::error_code ec;
     std::size_t left = wbuf_.size() - wpos_;
-    std::size_t n = socket_.write_some(asio::buffer(wbuf_.data() + wpos_, left), ec);
+    std::size_t n = send_plain(wbuf_.data() + wpos_, left, ec);
     if (would_block(ec)) {
       write_async();
       return;
@@ -347,6 +425,7 @@ void Connection::after_drain() {
   if (wbuf_.capacity() > kKeepOutputCapacity) std::string().swap(wbuf_);
   if (reader_parked_) wake_.cancel();
   update_session_counters();
+  update_interest();
 }
 
 void Connection::account_output(std::size_t n) {
@@ -401,12 +480,19 @@ void Connection::cron(int64_t now_ms) {
 void Connection::close() {
   if (closing_) return;
   closing_ = true;
-  asio::error_code ec;
-  socket_.close(ec);  // completes the pending read or write wait with operation_aborted
+  if (fd_ >= 0) {
+    fe_.poller().remove(poll_token_);  // events already collected for it are dropped
+    ::close(fd_);
+    fd_ = -1;
+  } else {
+    asio::error_code ec;
+    socket_.close(ec);  // completes the TLS reader's pending read or write with an error
+  }
   wake_.cancel();
   // A closed client must not be woken for a key any more (its session goes at the next reap).
   if (session_) fe_.server().blocking().forget(*session_);
   fe_.retire(shared_from_this());
+  self_.reset();  // the retired list holds it now
 }
 
 std::string Connection::describe() const {

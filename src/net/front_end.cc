@@ -49,6 +49,7 @@ FrontEnd::FrontEnd(asio::io_context& io, cmd::Server& server, cmd::Dispatcher& d
       cfg_(cfg),
       settings_(settings_from(cfg)),
       output_check_bytes_(smallest_limit(settings_.normal_output_limit)),
+      poller_(io),
       timer_(io),
       signals_(io) {
   // CONFIG SET of a limit, the idle timeout, hz or loglevel takes effect at once.
@@ -60,6 +61,7 @@ FrontEnd::~FrontEnd() {
 }
 
 void FrontEnd::start() {
+  poller_.start();
   start_accepting();
   server_.request_shutdown = [this] { shutdown("SHUTDOWN"); };
 
@@ -216,6 +218,7 @@ void FrontEnd::do_shutdown(const std::string& reason) {
   }
   for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i]->close();
   reap();
+  poller_.stop();
   timer_.cancel();
   timer_target_ms_ = 0;
   signals_.cancel();

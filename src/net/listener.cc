@@ -14,6 +14,7 @@
 #include <asio/ip/v6_only.hpp>
 #include <asio/use_awaitable.hpp>
 #include <cerrno>
+#include <cstring>
 
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/server.h"
@@ -87,6 +88,10 @@ bool FrontEnd::setup_tls() {
 }
 
 bool FrontEnd::listen() {
+  if (!poller_.open()) {
+    spdlog::warn("Could not create the client event set: {}", std::strerror(errno));
+    return false;
+  }
   if ((settings_.tls_port != 0 || settings_.rest_tls) && !setup_tls()) return false;
   if (settings_.port != 0) {
     for (const std::string& spec : settings_.bind) {

@@ -1,17 +1,20 @@
 // One client connection: the socket, the query buffer, the request parser and the output
-// buffers, driven by one reader coroutine.
+// buffers.
 //
-// The reader reads what the socket has into the query buffer, parses every complete command,
-// runs each through cmd::Dispatcher::execute into out_, then calls FrontEnd::after_batch and
-// flushes. Flushing writes out_ straight to the non-blocking socket (one write per batch); only
-// when the kernel does not take everything does the rest move to wbuf_ and an asynchronous
-// write continue in the background, while the reader goes on reading and appending to out_
-// (Redis's model: a pipelining client is never stalled by its own replies, and the output
-// buffer limits bound the memory instead).
+// Reading: a plain (TCP or unix) connection owns its descriptor and is registered in the front
+// end's Poller, level-triggered: on each readiness it reads once (see poller.h for why not
+// Asio's reactor). A TLS connection is driven by a reader coroutine through the SSL stream. Both
+// then do the same: take the bytes into the query buffer, parse every complete command, run
+// each through cmd::Dispatcher::execute into out_, then call FrontEnd::after_batch and flush.
+// Flushing writes out_ straight to the non-blocking socket (one write per batch); only when the
+// kernel does not take everything does the rest move to wbuf_ and an asynchronous write continue in
+// the background, while the reader goes on reading and appending to out_ (Redis's model: a
+// pipelining client is never stalled by its own replies, and the output buffer limits bound the
+// memory instead).
 //
-// Blocking: when execute() returns kBlocked the reader stops running commands but keeps reading
-// (so a disconnect is noticed and the query buffer limit applies). The blocking registry writes
-// the eventual reply into *Session::out (= out_) and calls Session::resume, which posts
+// Blocking: when execute() returns kBlocked the connection stops running commands but keeps
+// reading (so a disconnect is noticed and the query buffer limit applies). The blocking registry
+// writes the eventual reply into *Session::out (= out_) and calls Session::resume, which posts
 // on_wakeup(): flush, then run the pipelined commands that waited.
 //
 // Group commit (AOF): while cmd::Server::must_hold_replies says the client's last write is not
@@ -22,6 +25,10 @@
 // completes the handshake (bounded by kTlsHandshakeTimeoutMs, so a silent or slow client costs
 // nothing but its descriptor for that long), then reads through the stream. Writes cannot go
 // straight to the socket, so every flush hands out_ to an asynchronous write of the stream.
+//
+// Interest (plain connections): the registration asks for reads exactly while wants_input(),
+// and for writability exactly while write_in_flight_; update_interest() restores that after
+// anything that may change either.
 //
 // Invariants: out_ holds replies not yet given to the socket; wbuf_[wpos_..] holds bytes the
 // socket has not taken yet, and is non-empty only while write_in_flight_; bytes leave in the
@@ -40,6 +47,7 @@
 #include <vector>
 
 #include "streamd/net/input_buffer.h"
+#include "streamd/net/poller.h"
 #include "streamd/resp/request_parser.h"
 
 namespace streamd::cmd {
@@ -50,7 +58,7 @@ namespace streamd::net {
 
 class FrontEnd;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, private Poller::Handler {
  public:
   using Socket = asio::generic::stream_protocol::socket;
   using TlsStream = asio::ssl::stream<Socket&>;
@@ -61,7 +69,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Hooks the session and starts the reader coroutine.
+  // Hooks the session and starts reading (the poller registration, or the TLS coroutine).
   void start();
   // Closes the socket now, discarding unsent output (CLIENT KILL, limits, timeouts, shutdown).
   void close();
@@ -78,8 +86,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   friend class FrontEnd;
 
-  // `self` keeps the connection alive for as long as the reader runs.
+  // Plain connections: readiness from the poller; one read per readable event.
+  void on_ready(bool readable, bool writable, bool failed) override;
+  void read_plain();
+  void update_interest();
+  // TLS connections: `self` keeps the connection alive for as long as the reader runs.
   asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
+  // Room for the next read in the query buffer; the read may fill in_.free_space() bytes.
+  char* prepare_read();
+  // Bytes a read put into the query buffer: accounting, the query buffer limit, then
+  // process_input. False when the connection closed.
+  bool take_input(std::size_t n);
+  // A non-blocking write to a plain connection's descriptor.
+  std::size_t send_plain(const char* data, std::size_t len, asio::error_code& ec);
   // The TLS handshake, with its timeout; false (the connection closed) when it failed.
   asio::awaitable<bool> tls_handshake();
   // Whether the reader should read now (not while a protocol error waits to be flushed, nor
@@ -99,7 +118,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void flush();
   bool must_hold_output();
   void write_async();
-  void on_writable(const asio::error_code& ec);
+  void on_writable();
   void on_tls_written(const asio::error_code& ec, std::size_t n);
   void after_drain();
   void account_output(std::size_t n);
@@ -111,8 +130,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string describe() const;
 
   FrontEnd& fe_;
-  Socket socket_;
+  Socket socket_;                   // TLS connections only; a plain one releases it to fd_
   std::unique_ptr<TlsStream> tls_;  // over socket_; null for a plain connection
+  int fd_ = -1;                     // a plain connection's descriptor, owned; -1 once closed
+  Poller::Token poll_token_ = 0;
+  uint32_t interest_ = Poller::kNone;
+  // A plain connection's own reference while registered (the TLS coroutine holds one instead);
+  // dropped by close(), after which the front end's retired list keeps it until reaped.
+  std::shared_ptr<Connection> self_;
   bool handshaking_ = false;
   cmd::Session* session_;
   std::size_t registry_index_ = 0;
@@ -131,7 +156,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   bool closing_ = false;
   bool wakeup_posted_ = false;
-  bool reader_parked_ = false;  // the reader waits on wake_ instead of the socket
+  bool reader_parked_ = false;  // the TLS reader waits on wake_ instead of the socket
   asio::steady_timer wake_;
   int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
 };

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "streamd/net/poller.h"
 #include "streamd/net/settings.h"
 
 namespace streamd::cmd {
@@ -78,6 +79,8 @@ class FrontEnd {
   // Pending output below this needs no limit check (the smallest configured output limit).
   std::size_t output_check_bytes() const { return output_check_bytes_; }
   asio::io_context& io() { return io_; }
+  // Plain client sockets wait for readiness here.
+  Poller& poller() { return poller_; }
   // The TLS server context, built by listen() when tls-port or rest-tls asks for it; else null.
   asio::ssl::context* tls_context() { return tls_ctx_.get(); }
 
@@ -132,6 +135,7 @@ class FrontEnd {
   std::unique_ptr<asio::ssl::context> tls_ctx_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
   std::vector<std::string> endpoints_;
+  Poller poller_;
 
   // Live connections; Connection::registry_index_ is the position here (swap-removed).
   std::vector<Connection*> conns_;
