@@ -83,6 +83,8 @@ const Directive kDirectives[] = {
     string_row("unixsocket", "").immutable(),
     octal_row("unixsocketperm", "0", 0, 0777).immutable(),
     int_row("tcp-backlog", "511", 0, kIntMax).immutable(),
+    // streamd's own: batch client reads and writes through io_uring when the kernel allows it.
+    bool_row("io-uring", "yes").immutable(),
     int_row("tcp-keepalive", "300", 0, kIntMax),
     int_row("timeout", "0", 0, kIntMax),
     int_row("maxclients", "10000", 1, kUintMax),

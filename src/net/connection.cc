@@ -89,7 +89,9 @@ void Connection::on_ready(bool readable, bool writable, bool failed) {
   if (writable && write_in_flight_) on_writable();
   if (closing_) return;
   if (readable && wants_input()) {
-    read_plain();
+    // The read itself runs with the other ready clients' at the end of this turn.
+    char* at = prepare_read();
+    fe_.queue_read(std::move(self), at, in_.free_space());
   } else if (failed && !write_in_flight_) {
     // The peer is gone or the socket failed while nothing was asked of it: nothing more will
     // come or leave (a level-triggered hang-up would otherwise report forever).
@@ -99,20 +101,22 @@ void Connection::on_ready(bool readable, bool writable, bool failed) {
   if (!closing_) update_interest();
 }
 
-void Connection::read_plain() {
-  char* at = prepare_read();
-  ssize_t n = ::read(fd_, at, in_.free_space());
-  if (n > 0) {
-    take_input(static_cast<std::size_t>(n));
-    return;
-  }
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-  if (n == 0) {
-    spdlog::debug("Client closed connection {}", describe());
+void Connection::on_read_done(int64_t result) {
+  if (closing_) return;
+  if (result > 0) {
+    take_input(static_cast<std::size_t>(result));
+  } else if (result == -EAGAIN || result == -EWOULDBLOCK || result == -EINTR) {
+    // Nothing after all; level-triggered readiness reports again when there is.
   } else {
-    spdlog::debug("Reading from client: {} ({})", std::strerror(errno), describe());
+    if (result == 0) {
+      spdlog::debug("Client closed connection {}", describe());
+    } else {
+      spdlog::debug("Reading from client: {} ({})", std::strerror(static_cast<int>(-result)),
+                    describe());
+    }
+    close();
   }
-  close();
+  if (!closing_) update_interest();
 }
 
 void Connection::update_interest() {
@@ -290,7 +294,7 @@ void Connection::protocol_error() {
 void Connection::schedule_wakeup() {
   if (wakeup_posted_ || closing_) return;
   wakeup_posted_ = true;
-  asio::post(fe_.io(), [self = shared_from_this()] { self->on_wakeup(); });
+  fe_.wake(shared_from_this());
 }
 
 void Connection::on_wakeup() {
@@ -317,27 +321,53 @@ void Connection::flush() {
     write_async();
     return;
   }
-  asio::error_code ec;
-  std::size_t n = send_plain(out_.data(), out_.size(), ec);
-  if (would_block(ec)) {
-    n = 0;
-  } else if (ec) {
-    spdlog::debug("Error writing to client: {} ({})", ec.message(), describe());
+  // The write leaves with every other client's at the end of this turn (FrontEnd::write_pending).
+  if (write_queued_) return;
+  write_queued_ = true;
+  fe_.want_write(shared_from_this());
+}
+
+bool Connection::start_batched_write(IoBatch& batch, uint32_t tag) {
+  write_queued_ = false;
+  if (closing_ || write_in_flight_ || out_.empty()) return false;
+  if (must_hold_output()) return false;
+  // out_ becomes the buffer in flight (the two swap, keeping their capacity); replies produced
+  // from now on collect in out_.
+  wbuf_.swap(out_);
+  out_.clear();
+  wpos_ = 0;
+  write_in_flight_ = true;
+  batch.send(fd_, wbuf_.data(), wbuf_.size(), tag);
+  return true;
+}
+
+void Connection::on_write_done(int64_t result) {
+  write_in_flight_ = false;
+  if (closing_) return;
+  std::size_t n = 0;
+  if (result >= 0) {
+    n = static_cast<std::size_t>(result);
+  } else if (result != -EAGAIN && result != -EWOULDBLOCK && result != -EINTR) {
+    spdlog::debug("Error writing to client: {} ({})", std::strerror(static_cast<int>(-result)),
+                  describe());
     close();
     return;
   }
   account_output(n);
-  if (n == out_.size()) {
-    out_.clear();
-    after_drain();
+  wpos_ = n;
+  if (wpos_ < wbuf_.size()) {
+    // The kernel took part of it: the rest goes out when the socket is writable again.
+    write_async();
+    update_session_counters();
     return;
   }
-  // The kernel took part of it: the rest goes out when the socket is writable again, and new
-  // replies collect in out_ meanwhile (the two buffers swap, keeping their capacity).
-  wbuf_.swap(out_);
-  wpos_ = n;
-  out_.clear();
-  write_async();
+  wbuf_.clear();
+  wpos_ = 0;
+  if (out_.empty()) {
+    after_drain();
+  } else {
+    flush();
+  }
 }
 
 void Connection::write_async() {

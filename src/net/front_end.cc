@@ -61,6 +61,7 @@ FrontEnd::~FrontEnd() {
 }
 
 void FrontEnd::start() {
+  poller_.set_turn_hooks([this] { begin_turn(); }, [this] { end_turn(); });
   poller_.start();
   start_accepting();
   server_.request_shutdown = [this] { shutdown("SHUTDOWN"); };
@@ -121,6 +122,7 @@ void FrontEnd::hold(std::shared_ptr<Connection> c) {
 }
 
 void FrontEnd::release_held() {
+  begin_turn();  // the released replies leave in one batch
   releasing_ = true;
   server_.sync_propagation();
   std::vector<std::shared_ptr<Connection>> batch;
@@ -130,6 +132,7 @@ void FrontEnd::release_held() {
     c->flush();
   }
   releasing_ = false;
+  end_turn();
 }
 
 // ---- the timer: cron at hz, and blocked clients' deadlines to the millisecond ----
@@ -145,6 +148,7 @@ void FrontEnd::arm_timer(int64_t target_ms) {
 }
 
 void FrontEnd::on_timer() {
+  begin_turn();
   int64_t now = server_.clock().now_ms();
   if (now >= next_cron_ms_) {
     server_.cron();
@@ -160,6 +164,7 @@ void FrontEnd::on_timer() {
   int64_t deadline = server_.blocking().next_deadline();
   if (deadline != 0 && deadline < target) target = deadline;
   arm_timer(target);
+  end_turn();
 }
 
 void FrontEnd::clients_cron(int64_t now_ms) {
@@ -180,6 +185,7 @@ void FrontEnd::refresh_settings() {
   fresh.tcp_backlog = settings_.tcp_backlog;
   fresh.unixsocket = settings_.unixsocket;
   fresh.unixsocketperm = settings_.unixsocketperm;
+  fresh.io_uring = settings_.io_uring;
   settings_ = std::move(fresh);
   output_check_bytes_ = smallest_limit(settings_.normal_output_limit);
   ++settings_gen_;

@@ -92,6 +92,7 @@ bool FrontEnd::listen() {
     spdlog::warn("Could not create the client event set: {}", std::strerror(errno));
     return false;
   }
+  io_batch_.open(settings_.io_uring);
   if ((settings_.tls_port != 0 || settings_.rest_tls) && !setup_tls()) return false;
   if (settings_.port != 0) {
     for (const std::string& spec : settings_.bind) {

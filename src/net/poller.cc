@@ -79,6 +79,8 @@ void Poller::poll() {
     if (errno != EINTR) spdlog::warn("epoll_wait on the client set: {}", std::strerror(errno));
     return;
   }
+  if (n == 0) return;
+  if (begin_turn_) begin_turn_();
   for (int i = 0; i < n; ++i) {
     Slot* slot = find(events[i].data.u64);
     if (!slot) continue;  // removed by an earlier handler of this batch
@@ -88,6 +90,7 @@ void Poller::poll() {
     bool writable = (ev & EPOLLOUT) || (failed && (slot->interest & kWrite));
     slot->handler->on_ready(readable, writable, failed);
   }
+  if (end_turn_) end_turn_();
 }
 
 Poller::Token Poller::add(int fd, uint32_t interest, Handler* handler) {

@@ -13,6 +13,7 @@ Settings settings_from(const config::Config& cfg) {
   s.tcp_backlog = static_cast<int>(cfg.tcp_backlog());
   s.unixsocket = cfg.unixsocket();
   s.unixsocketperm = static_cast<unsigned>(cfg.unixsocketperm());
+  s.io_uring = cfg.ref<bool>("io-uring");
   s.maxclients = static_cast<std::size_t>(cfg.maxclients());
   s.timeout_s = cfg.timeout();
   s.tcp_keepalive_s = static_cast<int>(cfg.tcp_keepalive());

@@ -142,8 +142,10 @@ class PipelineAndBlockingTest(servers.SharedStreamdTest, unittest.TestCase):
 
 @needs_streamd
 class LimitsAndTimeoutsTest(unittest.TestCase):
+    server_args: tuple[str, ...] = ()
+
     def start(self, *args):
-        server = servers.start_streamd(*args)
+        server = servers.start_streamd(*self.server_args, *args)
         self.addCleanup(server.cleanup)
         return server
 
@@ -205,6 +207,18 @@ class LimitsAndTimeoutsTest(unittest.TestCase):
         self.assertTrue(closed)
         with server.client() as c:
             self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
+
+
+# The same tests with client reads and writes made one system call each instead of batched
+# through io_uring (what a machine without io_uring gets).
+@unittest.skipIf(IS_REDIS, "io-uring is a streamd directive")
+class PipelineAndBlockingWithoutIoUringTest(PipelineAndBlockingTest):
+    server_args = ("--io-uring", "no")
+
+
+@unittest.skipIf(IS_REDIS, "io-uring is a streamd directive")
+class LimitsAndTimeoutsWithoutIoUringTest(LimitsAndTimeoutsTest):
+    server_args = ("--io-uring", "no")
 
 
 @needs_streamd

@@ -2,20 +2,24 @@
 // buffers.
 //
 // Reading: a plain (TCP or unix) connection owns its descriptor and is registered in the front
-// end's Poller, level-triggered: on each readiness it reads once (see poller.h for why not
-// Asio's reactor). A TLS connection is driven by a reader coroutine through the SSL stream. Both
-// then do the same: take the bytes into the query buffer, parse every complete command, run
-// each through cmd::Dispatcher::execute into out_, then call FrontEnd::after_batch and flush.
-// Flushing writes out_ straight to the non-blocking socket (one write per batch); only when the
-// kernel does not take everything does the rest move to wbuf_ and an asynchronous write continue in
-// the background, while the reader goes on reading and appending to out_ (Redis's model: a
+// end's Poller, level-triggered: on each readiness it queues one read, and the front end runs
+// the reads of every client ready in that turn together (IoBatch: one io_uring_enter where
+// available; see poller.h and io_batch.h for why). A TLS connection is driven by a reader
+// coroutine through the SSL stream. Both then do the same: take the bytes into the query buffer,
+// parse every complete command, run each through cmd::Dispatcher::execute into out_, then call
+// FrontEnd::after_batch and flush.
+//
+// Writing (plain): flush() queues the connection with the front end, which at the end of the
+// turn writes every queued client's out_ in one batch (Redis writes its replies before going
+// back to wait, too). What the kernel does not take stays in wbuf_ and is written when the
+// poller reports the socket writable, while new replies collect in out_ (Redis's model: a
 // pipelining client is never stalled by its own replies, and the output buffer limits bound the
 // memory instead).
 //
 // Blocking: when execute() returns kBlocked the connection stops running commands but keeps
 // reading (so a disconnect is noticed and the query buffer limit applies). The blocking registry
-// writes the eventual reply into *Session::out (= out_) and calls Session::resume, which posts
-// on_wakeup(): flush, then run the pipelined commands that waited.
+// writes the eventual reply into *Session::out (= out_) and calls Session::resume, which queues
+// on_wakeup() with the front end: flush, then run the pipelined commands that waited.
 //
 // Group commit (AOF): while cmd::Server::must_hold_replies says the client's last write is not
 // durable yet, flush() leaves out_ alone and hands the connection to FrontEnd::hold; the front
@@ -47,6 +51,7 @@
 #include <vector>
 
 #include "streamd/net/input_buffer.h"
+#include "streamd/net/io_batch.h"
 #include "streamd/net/poller.h"
 #include "streamd/resp/request_parser.h"
 
@@ -88,7 +93,12 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
 
   // Plain connections: readiness from the poller; one read per readable event.
   void on_ready(bool readable, bool writable, bool failed) override;
-  void read_plain();
+  // The result of the read queued by on_ready (bytes, 0 at end of file, or -errno).
+  void on_read_done(int64_t result);
+  // FrontEnd::write_pending: queues out_ as one write in `batch` (false when there is nothing
+  // to write now), then reports the result.
+  bool start_batched_write(IoBatch& batch, uint32_t tag);
+  void on_write_done(int64_t result);
   void update_interest();
   // TLS connections: `self` keeps the connection alive for as long as the reader runs.
   asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
@@ -152,7 +162,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   std::string wbuf_;
   std::size_t wpos_ = 0;
   bool write_in_flight_ = false;
-  bool held_ = false;  // in FrontEnd::held_, waiting for the AOF sync of this round
+  bool write_queued_ = false;  // in FrontEnd's pending writes
+  bool held_ = false;          // in FrontEnd::held_, waiting for the AOF sync of this round
 
   bool closing_ = false;
   bool wakeup_posted_ = false;

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "streamd/net/io_batch.h"
 #include "streamd/net/poller.h"
 #include "streamd/net/settings.h"
 
@@ -98,6 +99,23 @@ class FrontEnd {
     if (!retired_.empty()) reap_retired();
   }
 
+  // ---- a turn of client I/O (turn.cc) ----
+  // Everything that runs commands for clients happens inside a turn (a batch of poller events,
+  // a batch of wake-ups, the release of held replies, a timer tick). Reads queued during the
+  // turn run together at its end, then the commands they bring, then every queued write, each
+  // group in one IoBatch. Outside a turn a queued write gets a turn of its own, posted.
+  void begin_turn() { ++turn_depth_; }
+  void end_turn();
+  // Reads into `buf` for `c` at the end of the turn; c->on_read_done gets the result.
+  void queue_read(std::shared_ptr<Connection> c, char* buf, std::size_t len);
+  // c has output: Connection::start_batched_write runs at the end of the turn.
+  void want_write(std::shared_ptr<Connection> c);
+  // Runs c->on_wakeup() in the next wake-up batch (one posted turn for every client woken by
+  // the same command, so their replies leave in one batch).
+  void wake(std::shared_ptr<Connection> c);
+  // Whether client reads and writes are batched through io_uring (else one call each).
+  bool batches_io() const { return io_batch_.uses_ring(); }
+
  private:
   bool add_tcp_listener(const std::string& spec, int port, bool tls);
   bool add_unix_listener();
@@ -110,6 +128,9 @@ class FrontEnd {
   void reap_hung_up();
   void reap_retired();
   void release_held();
+  void complete_reads();
+  void write_pending();
+  void run_wakeups();
 
   void arm_timer(int64_t target_ms);
   void on_timer();
@@ -141,6 +162,15 @@ class FrontEnd {
   std::vector<Connection*> conns_;
   std::vector<std::shared_ptr<Connection>> retired_;
   std::vector<std::shared_ptr<Connection>> held_;
+  IoBatch io_batch_;
+  int turn_depth_ = 0;
+  // Connections with a read queued in io_batch_ (its tag is the index here), with output to
+  // write at the end of the turn, and woken (blocked clients served, MONITOR lines).
+  std::vector<std::shared_ptr<Connection>> reading_;
+  std::vector<std::shared_ptr<Connection>> writing_;
+  std::vector<std::shared_ptr<Connection>> waking_;
+  bool write_posted_ = false;
+  bool wake_posted_ = false;
   bool release_posted_ = false;
   bool releasing_ = false;
 

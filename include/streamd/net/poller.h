@@ -17,6 +17,7 @@
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace streamd::net {
@@ -46,6 +47,12 @@ class Poller {
 
   // Creates the epoll set; false (errno set) when the system refuses.
   bool open();
+  // Called around each delivered batch of events: the owner finishes the turn's work (the
+  // queued reads and writes) in `end`.
+  void set_turn_hooks(std::function<void()> begin, std::function<void()> end) {
+    begin_turn_ = std::move(begin);
+    end_turn_ = std::move(end);
+  }
   // Starts and stops listening for readiness through the io_context.
   void start();
   void stop();
@@ -75,6 +82,8 @@ class Poller {
   bool running_ = false;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
+  std::function<void()> begin_turn_;
+  std::function<void()> end_turn_;
 };
 
 }  // namespace streamd::net

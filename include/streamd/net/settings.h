@@ -31,6 +31,7 @@ struct Settings {
   int tcp_backlog = 511;
   std::string unixsocket;       // empty: no unix socket
   unsigned unixsocketperm = 0;  // octal mode bits; 0 leaves the umask's choice
+  bool io_uring = true;         // batch client reads and writes through io_uring if possible
 
   // Per-client limits and the rest (follow CONFIG SET).
   std::size_t maxclients = 10000;

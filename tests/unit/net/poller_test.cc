@@ -3,8 +3,10 @@
 #include "streamd/net/poller.h"
 
 #include <gtest/gtest.h>
+
 #include <sys/socket.h>
 #include <unistd.h>
+#include "socket_pair.h"
 
 #include <asio/io_context.hpp>
 #include <functional>
@@ -13,14 +15,7 @@
 namespace streamd::net {
 namespace {
 
-struct Pair {
-  int fd[2] = {-1, -1};
-  Pair() { EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fd), 0); }
-  ~Pair() {
-    for (int f : fd)
-      if (f >= 0) ::close(f);
-  }
-};
+using Pair = testing::SocketPair;
 
 class PollerTest : public ::testing::Test {
  protected:
