@@ -2,6 +2,9 @@
 #include <string>
 #include <vector>
 
+#include <array>
+#include <span>
+
 #include "streamd/commands/args.h"
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/stream_commands.h"
@@ -198,10 +201,18 @@ void xadd(Context& ctx) {
     ctx.reply.error(errors::text(engine::Err::kIdExhausted));
     return;
   }
-  std::vector<engine::FieldValue> fields;
-  fields.reserve(nfields / 2);
-  for (std::size_t i = field_pos; i + 1 < ctx.argc(); i += 2) {
-    fields.push_back(engine::FieldValue{ctx.arg(i), ctx.arg(i + 1)});
+  // The pairs point into the arguments. Entries rarely have many fields: up to kInlineFields
+  // they are gathered on the stack, so the common XADD allocates nothing here.
+  constexpr std::size_t kInlineFields = 16;
+  std::array<engine::FieldValue, kInlineFields> inline_fields;
+  std::vector<engine::FieldValue> heap_fields;
+  std::span<engine::FieldValue> fields(inline_fields.data(), nfields / 2);
+  if (nfields / 2 > kInlineFields) {
+    heap_fields.resize(nfields / 2);
+    fields = heap_fields;
+  }
+  for (std::size_t i = field_pos, k = 0; i + 1 < ctx.argc(); i += 2, ++k) {
+    fields[k] = engine::FieldValue{ctx.arg(i), ctx.arg(i + 1)};
   }
   uint64_t now = static_cast<uint64_t>(ctx.now_ms);
   std::string auto_iid;

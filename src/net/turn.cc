@@ -29,11 +29,12 @@ void FrontEnd::queue_read(std::shared_ptr<Connection> c, char* buf, std::size_t 
 
 void FrontEnd::complete_reads() {
   if (reading_.empty()) return;
-  // Copied: running the clients' commands must not depend on the batch's own storage.
-  std::vector<IoBatch::Completion> done = io_batch_.run();
-  std::vector<std::shared_ptr<Connection>> conns;
-  conns.swap(reading_);
-  for (const IoBatch::Completion& d : done) conns[d.tag]->on_read_done(d.result);
+  // Copied: running the clients' commands must not depend on the batch's own storage. The
+  // scratch vectors keep their capacity from turn to turn (no allocation per turn).
+  done_scratch_ = io_batch_.run();
+  read_batch_.swap(reading_);
+  for (const IoBatch::Completion& d : done_scratch_) read_batch_[d.tag]->on_read_done(d.result);
+  read_batch_.clear();
 }
 
 void FrontEnd::want_write(std::shared_ptr<Connection> c) {
@@ -51,17 +52,17 @@ void FrontEnd::write_pending() {
   // A write that completes may let a connection flush again (its out_ filled meanwhile by a
   // wake-up): loop until nothing is queued.
   while (!writing_.empty()) {
-    std::vector<std::shared_ptr<Connection>> conns;
-    conns.swap(writing_);
-    std::vector<std::shared_ptr<Connection>> sent;
-    for (auto& c : conns) {
-      if (c->start_batched_write(io_batch_, static_cast<uint32_t>(sent.size()))) {
-        sent.push_back(std::move(c));
+    write_batch_.swap(writing_);
+    for (auto& c : write_batch_) {
+      if (c->start_batched_write(io_batch_, static_cast<uint32_t>(sent_.size()))) {
+        sent_.push_back(std::move(c));
       }
     }
-    if (sent.empty()) break;
-    std::vector<IoBatch::Completion> done = io_batch_.run();
-    for (const IoBatch::Completion& d : done) sent[d.tag]->on_write_done(d.result);
+    write_batch_.clear();
+    if (sent_.empty()) break;
+    done_scratch_ = io_batch_.run();
+    for (const IoBatch::Completion& d : done_scratch_) sent_[d.tag]->on_write_done(d.result);
+    sent_.clear();
   }
   reap();
 }
@@ -75,10 +76,10 @@ void FrontEnd::wake(std::shared_ptr<Connection> c) {
 
 void FrontEnd::run_wakeups() {
   wake_posted_ = false;
-  std::vector<std::shared_ptr<Connection>> conns;
-  conns.swap(waking_);
+  wake_batch_.swap(waking_);
   begin_turn();
-  for (auto& c : conns) c->on_wakeup();
+  for (auto& c : wake_batch_) c->on_wakeup();
+  wake_batch_.clear();
   end_turn();
 }
 

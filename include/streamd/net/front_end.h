@@ -169,6 +169,12 @@ class FrontEnd {
   std::vector<std::shared_ptr<Connection>> reading_;
   std::vector<std::shared_ptr<Connection>> writing_;
   std::vector<std::shared_ptr<Connection>> waking_;
+  // What the three lists are swapped into while being served (kept for their capacity).
+  std::vector<std::shared_ptr<Connection>> read_batch_;
+  std::vector<std::shared_ptr<Connection>> write_batch_;
+  std::vector<std::shared_ptr<Connection>> sent_;
+  std::vector<std::shared_ptr<Connection>> wake_batch_;
+  std::vector<IoBatch::Completion> done_scratch_;
   bool write_posted_ = false;
   bool wake_posted_ = false;
   bool release_posted_ = false;

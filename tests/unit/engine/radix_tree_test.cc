@@ -198,6 +198,22 @@ TEST(RadixTree, RandomShortKeysAgainstStdMap) {
   random_ops(t, m, rng, 300000, gen, 5000);
 }
 
+TEST(RadixTree, WideNodesMixingInlineLeavesAndChildrenAgainstStdMap) {
+  // Keys of one or two bytes over all 256 values: nodes with up to 256 slots where inline
+  // leaves and child nodes alternate, so every insert and erase moves leaf bits across several
+  // bitmap bytes at odd offsets.
+  std::mt19937_64 rng(7);
+  Tree t;
+  Map m;
+  auto gen = [&] {
+    std::string k(1 + rng() % 2, ' ');
+    for (char& c : k) c = static_cast<char>(rng() % 256);
+    if (k.size() == 2 && rng() % 2) k[0] = static_cast<char>(rng() % 4);  // crowd a few nodes
+    return k;
+  };
+  random_ops(t, m, rng, 200000, gen, 2000);
+}
+
 TEST(RadixTree, RandomStreamIdKeysAgainstStdMap) {
   std::mt19937_64 rng(7);
   Tree t;
