@@ -18,6 +18,7 @@ from pathlib import Path
 
 from streamd_testlib import runner, servers
 from streamd_testlib.client import RawClient
+from streamd_testlib.resp import encode_command
 
 SKIP_REASON = f"streamd binary not found at {servers.streamd_bin()}"
 needs_streamd = unittest.skipUnless(servers.streamd_available(), SKIP_REASON)
@@ -128,6 +129,17 @@ class PipelineAndBlockingTest(servers.SharedStreamdTest, unittest.TestCase):
         self.assertEqual(errors, [])
         with self.server.client() as c:
             self.assertEqual(c.call_raw("GET", "counter"), b"$4\r\n8000\r\n")
+
+    def test_a_pipeline_longer_than_one_read_is_answered_completely(self):
+        # 5,000 commands (about 230 KB) in one send: the server reads them over many events, one
+        # read per event, and must keep being told about the rest until all are answered.
+        n = 5000
+        ids = [b"%d-1" % i for i in range(1, n + 1)]
+        with self.server.client(timeout=30) as c:
+            c.send_raw(b"".join(encode_command("XADD", "p", i, "f", "v") for i in ids))
+            for i in ids:
+                self.assertEqual(c.read_raw(), b"$%d\r\n%s\r\n" % (len(i), i))
+            self.assertEqual(c.call_raw("XLEN", "p"), b":%d\r\n" % n)
 
     def test_client_kill_removes_the_client_before_the_next_command(self):
         with self.server.client() as victim, self.server.client() as c:
