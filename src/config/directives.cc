@@ -118,6 +118,7 @@ const Directive kDirectives[] = {
     string_row("rest-readonly-token", ""),
     bool_row("rest-tls", "no").immutable(),
     memory_row("rest-max-body-size", "64mb", 1024, kLongMax),
+    int_row("rest-idle-timeout", "60", 0, kIntMax),
 
     // ---- general ----
     string_row("dir", "./").protected_config(),

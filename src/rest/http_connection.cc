@@ -26,6 +26,11 @@ namespace {
 
 constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
 
+int64_t steady_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
 // Pipelined requests are not run while this much of their output waits for a client that does
 // not read: they resume once the socket drains, so memory stays bounded.
 constexpr std::size_t kMaxPendingOutput = 16 * 1024 * 1024;
@@ -45,6 +50,12 @@ HttpConnection::HttpConnection(RestServer& rs, Socket socket, asio::ssl::context
   peer_ = endpoint_text(socket_.remote_endpoint(ec));
   local_ = endpoint_text(socket_.local_endpoint(ec));
   parser_.set_limits(rs_.limits());
+  last_input_ms_ = steady_ms();
+}
+
+bool HttpConnection::idle_for(int64_t now_ms, int64_t idle_ms) const {
+  return !closing_ && !exec_ && !write_in_flight_ && out_.empty() &&
+         now_ms - last_input_ms_ > idle_ms;
 }
 
 HttpConnection::~HttpConnection() {
@@ -91,6 +102,7 @@ asio::awaitable<void> HttpConnection::read_loop(std::shared_ptr<HttpConnection> 
       break;
     }
     in_.commit(n);
+    last_input_ms_ = steady_ms();
     rs_.server().stats().net_input_bytes += n;
     // Requests queued behind a blocked one are kept, but not without bound.
     if (in_.size() > lim.max_header_bytes + lim.max_body_bytes + net::InputBuffer::kReadChunk) {

@@ -32,7 +32,8 @@ RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg)
       cfg_(cfg),
       token_(cfg.ref<std::string>("rest-token")),
       readonly_token_(cfg.ref<std::string>("rest-readonly-token")),
-      tls_(cfg.ref<bool>("rest-tls")) {}
+      tls_(cfg.ref<bool>("rest-tls")),
+      sweep_timer_(fe.io()) {}
 
 RestServer::~RestServer() = default;
 
@@ -112,6 +113,27 @@ bool RestServer::add_listener(const std::string& spec, int port) {
 
 void RestServer::start() {
   for (auto& a : acceptors_) asio::co_spawn(fe_.io(), accept_loop(*a), asio::detached);
+  if (!acceptors_.empty()) sweep_idle();
+}
+
+void RestServer::sweep_idle() {
+  int64_t idle_s = cfg_.ref<std::int64_t>("rest-idle-timeout");
+  if (idle_s > 0 && !conns_.empty()) {
+    using namespace std::chrono;
+    int64_t now = duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+    std::vector<HttpConnection*> idle;
+    for (HttpConnection* c : conns_) {
+      if (c->idle_for(now, idle_s * 1000)) idle.push_back(c);
+    }
+    for (HttpConnection* c : idle) {
+      spdlog::debug("Closing idle REST client {}", c->peer());
+      c->close();
+    }
+  }
+  sweep_timer_.expires_after(std::chrono::seconds(1));
+  sweep_timer_.async_wait([this](const asio::error_code& ec) {
+    if (!ec && !stopped_) sweep_idle();
+  });
 }
 
 asio::awaitable<void> RestServer::accept_loop(asio::ip::tcp::acceptor& acceptor) {
@@ -144,6 +166,7 @@ asio::awaitable<void> RestServer::accept_loop(asio::ip::tcp::acceptor& acceptor)
 
 void RestServer::shutdown() {
   stopped_ = true;
+  sweep_timer_.cancel();
   asio::error_code ec;
   for (auto& a : acceptors_) a->close(ec);
   std::vector<HttpConnection*> all(conns_.begin(), conns_.end());

@@ -298,6 +298,13 @@ class RestTest(unittest.TestCase):
 
 @needs_streamd
 class RestConfigTest(unittest.TestCase):
+    def start_rest(self, *args):
+        port = servers.free_port()
+        s = servers.start_streamd("--rest-port", port, "--rest-token", TOKEN, "--appendonly", "no",
+                                  *args)
+        self.addCleanup(s.cleanup)
+        return s, port
+
     def test_rest_port_without_a_token_refuses_to_start(self):
         with self.assertRaises(servers.ServerStartError) as e:
             servers.start_streamd("--rest-port", servers.free_port(), ready_timeout=5)
@@ -318,6 +325,39 @@ class RestConfigTest(unittest.TestCase):
 
         self.assertEqual(status("old"), 401)
         self.assertEqual(status("new"), 200)
+
+    def test_idle_connections_are_closed_after_rest_idle_timeout(self):
+        s, port = self.start_rest("--rest-idle-timeout", "1")
+        # A connection that never sends, one that stops half-way through a request, one that
+        # keeps a served keep-alive connection open and one blocked in XREAD BLOCK 0.
+        silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+        partial = socket.create_connection(("127.0.0.1", port), timeout=10)
+        partial.sendall(b"GET /ping HTTP/1.1\r\nHost: x\r\n")
+        kept = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        kept.request("GET", "/ping", headers={"Authorization": f"Bearer {TOKEN}"})
+        self.assertEqual(kept.getresponse().read(), b'{"result":"PONG"}')
+        blocked = socket.create_connection(("127.0.0.1", port), timeout=10)
+        blocked.sendall(b"GET /xread/block/0/streams/idle-s/$ HTTP/1.1\r\nHost: x\r\n"
+                        b"Authorization: Bearer " + TOKEN.encode() + b"\r\n\r\n")
+        for sock in (silent, partial):
+            self.addCleanup(sock.close)
+            t0 = time.monotonic()
+            self.assertEqual(sock.recv(100), b"")  # closed by the server
+            self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(kept.sock.recv(100), b"")
+        kept.close()
+        # The blocked request is a request in progress: still there, and answered on XADD.
+        self.addCleanup(blocked.close)
+        s.redis_py().xadd("idle-s", {"f": "v"}, id="1-1")
+        blocked.settimeout(5)
+        self.assertIn(b"1-1", blocked.recv(1000))
+
+    def test_rest_idle_timeout_zero_keeps_idle_connections(self):
+        _, port = self.start_rest("--rest-idle-timeout", "0")
+        silent = socket.create_connection(("127.0.0.1", port), timeout=3)
+        self.addCleanup(silent.close)
+        with self.assertRaises(socket.timeout):
+            silent.recv(100)  # nothing comes, and the connection stays open
 
 
 if __name__ == "__main__":

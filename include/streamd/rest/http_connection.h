@@ -42,6 +42,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void start();
   // Closes the socket now; a request in progress is abandoned (its session removed soon after).
   void close();
+  // Idle: no request in progress, no output waiting, and nothing received for `idle_ms`. Such
+  // a connection costs a descriptor and a buffer and serves nobody (an HTTP keep-alive client
+  // that went quiet, or one that sends a request a byte a minute).
+  bool idle_for(int64_t now_ms, int64_t idle_ms) const;
+  const std::string& peer() const { return peer_; }
 
  private:
   asio::awaitable<void> read_loop(std::shared_ptr<HttpConnection> self);
@@ -78,6 +83,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool write_in_flight_ = false;
   bool close_after_write_ = false;  // Connection: close, or a malformed request was answered
   bool closing_ = false;
+  int64_t last_input_ms_ = 0;  // steady clock, ms
 };
 
 }  // namespace streamd::rest

@@ -6,6 +6,7 @@
 
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -56,6 +57,8 @@ class RestServer {
  private:
   bool add_listener(const std::string& spec, int port);
   asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor);
+  // Once a second: closes connections idle for longer than rest-idle-timeout.
+  void sweep_idle();
 
   net::FrontEnd& fe_;
   config::Config& cfg_;
@@ -65,6 +68,7 @@ class RestServer {
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::vector<std::string> endpoints_;
   std::unordered_set<HttpConnection*> conns_;
+  asio::steady_timer sweep_timer_;
   bool stopped_ = false;
 };
 
