@@ -22,7 +22,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +32,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "streamd/engine/bit_copy.h"
 
 namespace streamd::engine {
 
@@ -305,36 +306,12 @@ class RadixTree {
     return n;
   }
 
-  // ORs bits [fi, fi + count) of bitmap `fb` (fbytes long) into `tb` (tbytes long) at ti, up to
-  // 56 at a time (a node with 256 children is 5 steps, not 256): the leaf bits move with every
-  // insert and erase. Bitmaps are little-endian byte arrays, bit i in byte i / 8.
-  static void copy_bits(const uint8_t* fb, std::size_t fbytes, int fi, uint8_t* tb,
-                        std::size_t tbytes, int ti, int count) {
-    static_assert(std::endian::native == std::endian::little);
-    for (int done = 0; done < count;) {
-      int k = std::min(56, count - done);
-      std::size_t from = static_cast<std::size_t>(fi + done);
-      std::size_t fbyte = from >> 3;
-      uint64_t w = 0;
-      std::memcpy(&w, fb + fbyte, std::min<std::size_t>(8, fbytes - fbyte));
-      w = (w >> (from & 7)) & ((uint64_t{1} << k) - 1);
-      std::size_t to = static_cast<std::size_t>(ti + done);
-      std::size_t tbyte = to >> 3;
-      std::size_t n = std::min<std::size_t>(8, tbytes - tbyte);
-      uint64_t cur = 0;
-      std::memcpy(&cur, tb + tbyte, n);
-      cur |= w << (to & 7);
-      std::memcpy(tb + tbyte, &cur, n);
-      done += k;
-    }
-  }
-
   // Moves `count` slots (edge byte, leaf bit, content) from `from` at fi to `to` at ti.
   static void move_slots(Node* from, int fi, Node* to, int ti, int count) {
     if (count <= 0) return;
     std::memcpy(edges(to) + ti, edges(from) + fi, static_cast<std::size_t>(count));
-    copy_bits(bitmap(from), bitmap_size(from->nchild), fi, bitmap(to), bitmap_size(to->nchild), ti,
-              count);
+    or_bits(bitmap(from), bitmap_size(from->nchild), fi, bitmap(to), bitmap_size(to->nchild), ti,
+            count);
     uint8_t* fs = slot(from, fi);
     uint8_t* ts = slot(to, ti);
     if constexpr (std::is_trivially_copyable_v<V>) {
