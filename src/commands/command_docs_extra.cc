@@ -82,26 +82,40 @@ std::string token_arg(std::string_view name, std::string_view token) {
   return aggregate('~', specs);
 }
 
+// One argument's description: {name, type} and, when present, in Redis's order,
+// key_spec_index, token, since, flags and the nested arguments (an encoded array).
+struct ArgDoc {
+  std::string_view name;
+  std::string_view type;
+  int key_spec_index = -1;
+  std::string_view token = {};
+  std::string_view since = {};
+  std::initializer_list<std::string_view> flags = {};
+  std::string arguments = {};
+};
+std::string describe(const ArgDoc& a) {
+  std::string out = bulk("name") + bulk(a.name) + bulk("type") + bulk(a.type);
+  std::size_t n = 2;
+  auto add = [&](std::string_view key, std::string value) {
+    out += bulk(key) + value;
+    ++n;
+  };
+  if (a.key_spec_index >= 0) add("key_spec_index", integer(a.key_spec_index));
+  if (!a.token.empty()) add("token", bulk(a.token));
+  if (!a.since.empty()) add("since", bulk(a.since));
+  if (a.flags.size() != 0) add("flags", flags(a.flags));
+  if (!a.arguments.empty()) add("arguments", a.arguments);
+  return "%" + std::to_string(n) + "\r\n" + out;
+}
 // Plain arguments: map({name, type}) plus the optional token and flags.
 std::string arg(std::string_view name, std::string_view type,
                 std::initializer_list<std::string_view> arg_flags = {}, std::string_view token = {},
                 int key_spec_index = -1) {
-  std::string out;
-  std::size_t n = 2;
-  out += bulk("name") + bulk(name) + bulk("type") + bulk(type);
-  if (key_spec_index >= 0) {
-    out += bulk("key_spec_index") + integer(key_spec_index);
-    ++n;
-  }
-  if (!token.empty()) {
-    out += bulk("token") + bulk(token);
-    ++n;
-  }
-  if (arg_flags.size() != 0) {
-    out += bulk("flags") + flags(arg_flags);
-    ++n;
-  }
-  return "%" + std::to_string(n) + "\r\n" + out;
+  return describe({.name = name,
+                   .type = type,
+                   .key_spec_index = key_spec_index,
+                   .token = token,
+                   .flags = arg_flags});
 }
 // KEEPREF | DELREF | ACKED, optional (Redis 8.2).
 std::string ref_policy_arg() {
@@ -127,41 +141,17 @@ std::string key_at_1(std::initializer_list<std::string_view> key_flags) {
 std::string group_arg(std::string_view name, std::string_view type, std::string_view token,
                       std::string_view since, std::initializer_list<std::string_view> arg_flags,
                       std::string args) {
-  std::string out = bulk("name") + bulk(name) + bulk("type") + bulk(type);
-  std::size_t n = 3;
-  if (!token.empty()) {
-    out += bulk("token") + bulk(token);
-    ++n;
-  }
-  if (!since.empty()) {
-    out += bulk("since") + bulk(since);
-    ++n;
-  }
-  if (arg_flags.size() != 0) {
-    out += bulk("flags") + flags(arg_flags);
-    ++n;
-  }
-  out += bulk("arguments") + args;
-  return "%" + std::to_string(n) + "\r\n" + out;
+  return describe({.name = name,
+                   .type = type,
+                   .token = token,
+                   .since = since,
+                   .flags = arg_flags,
+                   .arguments = std::move(args)});
 }
 // A pure token or typed argument with a "since".
 std::string since_arg(std::string_view name, std::string_view type, std::string_view token,
                       std::string_view since, std::initializer_list<std::string_view> arg_flags) {
-  std::string out = bulk("name") + bulk(name) + bulk("type") + bulk(type);
-  std::size_t n = 2;
-  if (!token.empty()) {
-    out += bulk("token") + bulk(token);
-    ++n;
-  }
-  if (!since.empty()) {
-    out += bulk("since") + bulk(since);
-    ++n;
-  }
-  if (arg_flags.size() != 0) {
-    out += bulk("flags") + flags(arg_flags);
-    ++n;
-  }
-  return "%" + std::to_string(n) + "\r\n" + out;
+  return describe({.name = name, .type = type, .token = token, .since = since, .flags = arg_flags});
 }
 // [KEEPREF | DELREF | ACKED] with its since (XADD, XTRIM).
 std::string ref_policy_arg_since() {
