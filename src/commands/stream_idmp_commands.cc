@@ -61,13 +61,8 @@ void xcfgset(Context& ctx) {
     ctx.reply.error(errors::kXcfgsetNoOption);
     return;
   }
-  bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, ctx.arg(1));
+  if (!s) return;
   s->idmp_or_create().configure(duration, maxsize);
   ctx.reply.ok();
   ctx.modified(ctx.arg(1));
@@ -76,13 +71,8 @@ void xcfgset(Context& ctx) {
 void xidmprecord(Context& ctx) {
   StreamId id;
   if (!parse_strict_id_or_reply(ctx, ctx.arg(4), id)) return;
-  bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, ctx.arg(1));
+  if (!s) return;
   s->idmp_or_create().record(ctx.arg(2), ctx.arg(3), id, static_cast<uint64_t>(ctx.now_ms));
   ctx.reply.ok();
   ctx.mark_dirty();

@@ -49,13 +49,8 @@ void xinfo_stream(Context& ctx) {
       count = *n < 0 ? 10 : *n;
     }
   }
-  bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(2), replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
   // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
   // XCFGSET); a stream that never did keeps the 7.x shape.
   engine::IdmpTable* idmp = s->idmp();
@@ -108,24 +103,14 @@ void xinfo_stream(Context& ctx) {
 }
 
 void xinfo_groups(Context& ctx) {
-  bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(2), replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
   write_groups_summary(ctx, *s);
 }
 
 void xinfo_consumers(Context& ctx) {
-  bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(2), replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
   write_consumers(ctx, *s, ctx.arg(3));
 }
 

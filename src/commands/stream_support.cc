@@ -27,6 +27,13 @@ Stream* find_stream(Context& ctx, std::string_view key, bool& replied) {
   return &e->value.stream();
 }
 
+Stream* existing_stream(Context& ctx, std::string_view key) {
+  bool replied = false;
+  Stream* s = find_stream(ctx, key, replied);
+  if (!s && !replied) ctx.reply.error(errors::kNoSuchKey);
+  return s;
+}
+
 Stream* find_or_create_stream(Context& ctx, std::string_view key, bool create, bool& replied) {
   Stream* s = find_stream(ctx, key, replied);
   if (s || replied || !create) return s;

@@ -327,13 +327,8 @@ void xsetid(Context& ctx) {
     }
   }
   std::string_view key = ctx.arg(1);
-  bool replied = false;
-  Stream* s = find_stream(ctx, key, replied);
-  if (replied) return;
-  if (!s) {
-    ctx.reply.error(errors::kNoSuchKey);
-    return;
-  }
+  Stream* s = existing_stream(ctx, key);
+  if (!s) return;
   engine::Err err = s->set_id(id, entries_added, max_deleted);
   if (err != engine::Err::kOk) {
     ctx.reply.error(errors::text(err));

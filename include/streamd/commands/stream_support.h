@@ -19,6 +19,9 @@ namespace streamd::cmd {
 // The stream at `key` for reading: nullptr if the key is missing. If the key holds another
 // type, replies WRONGTYPE, sets `replied` and returns nullptr.
 engine::Stream* find_stream(Context& ctx, std::string_view key, bool& replied);
+// The stream at `key` for commands that need it to exist (XINFO, XSETID, XCFGSET...): nullptr
+// after replying WRONGTYPE or "ERR no such key".
+engine::Stream* existing_stream(Context& ctx, std::string_view key);
 // The stream at `key`, created empty (with the configured node limits) when missing and
 // `create` is true. WRONGTYPE as above.
 engine::Stream* find_or_create_stream(Context& ctx, std::string_view key, bool create,
