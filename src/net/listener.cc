@@ -10,15 +10,14 @@
 #include <spdlog/spdlog.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
-#include <asio/experimental/as_tuple.hpp>
 #include <asio/ip/v6_only.hpp>
-#include <asio/use_awaitable.hpp>
 #include <cerrno>
 #include <cstring>
 
 #include "streamd/commands/error_text.h"
 #include "streamd/commands/server.h"
 #include "streamd/commands/session.h"
+#include "streamd/net/accept_loop.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
@@ -26,8 +25,6 @@
 namespace streamd::net {
 
 namespace {
-
-constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
 
 // "ip:port" as CLIENT LIST shows it: "127.0.0.1:6379", "[::1]:6379".
 std::string format_address(const sockaddr_storage& sa) {
@@ -185,29 +182,23 @@ bool FrontEnd::add_unix_listener() {
 
 void FrontEnd::start_accepting() {
   for (auto& l : tcp_acceptors_) {
-    asio::co_spawn(io_, accept_loop(*l.acceptor, false, l.tls), asio::detached);
+    bool tls = l.tls;
+    asio::co_spawn(io_,
+                   accept_until_closed(
+                       *l.acceptor, "client connection", [this] { return shutting_down_; },
+                       [this, tls](asio::ip::tcp::socket s) {
+                         on_accept(Connection::Socket(std::move(s)), false, tls);
+                       }),
+                   asio::detached);
   }
   if (unix_acceptor_) {
-    asio::co_spawn(io_, accept_loop(*unix_acceptor_, true, false), asio::detached);
-  }
-}
-
-template <typename Acceptor>
-asio::awaitable<void> FrontEnd::accept_loop(Acceptor& acceptor, bool is_unix, bool tls) {
-  asio::steady_timer backoff(io_);
-  while (true) {
-    auto [ec, socket] = co_await acceptor.async_accept(kAwait);
-    if (shutting_down_ || !acceptor.is_open()) co_return;
-    if (ec) {
-      if (ec == asio::error::operation_aborted) co_return;
-      spdlog::warn("Accepting client connection: {}", ec.message());
-      // Out of descriptors or memory: the pending connection stays ready, so wait a little
-      // instead of spinning on it.
-      backoff.expires_after(std::chrono::milliseconds(100));
-      co_await backoff.async_wait(kAwait);
-      continue;
-    }
-    on_accept(Connection::Socket(std::move(socket)), is_unix, tls);
+    asio::co_spawn(io_,
+                   accept_until_closed(
+                       *unix_acceptor_, "client connection", [this] { return shutting_down_; },
+                       [this](asio::local::stream_protocol::socket s) {
+                         on_accept(Connection::Socket(std::move(s)), true, false);
+                       }),
+                   asio::detached);
   }
 }
 

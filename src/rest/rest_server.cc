@@ -9,23 +9,16 @@
 #include <spdlog/spdlog.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
-#include <asio/experimental/as_tuple.hpp>
 #include <asio/ip/v6_only.hpp>
 #include <asio/steady_timer.hpp>
-#include <asio/use_awaitable.hpp>
 
 #include "streamd/commands/server.h"
 #include "streamd/config/config.h"
+#include "streamd/net/accept_loop.h"
 #include "streamd/net/front_end.h"
 #include "streamd/rest/http_connection.h"
 
 namespace streamd::rest {
-
-namespace {
-
-constexpr auto kAwait = asio::experimental::as_tuple(asio::use_awaitable);
-
-}  // namespace
 
 RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg)
     : fe_(fe),
@@ -112,7 +105,13 @@ bool RestServer::add_listener(const std::string& spec, int port) {
 }
 
 void RestServer::start() {
-  for (auto& a : acceptors_) asio::co_spawn(fe_.io(), accept_loop(*a), asio::detached);
+  for (auto& a : acceptors_) {
+    asio::co_spawn(fe_.io(),
+                   net::accept_until_closed(
+                       *a, "REST connection", [this] { return stopped_; },
+                       [this](asio::ip::tcp::socket s) { on_accept(std::move(s)); }),
+                   asio::detached);
+  }
   if (!acceptors_.empty()) sweep_idle();
 }
 
@@ -136,32 +135,20 @@ void RestServer::sweep_idle() {
   });
 }
 
-asio::awaitable<void> RestServer::accept_loop(asio::ip::tcp::acceptor& acceptor) {
-  asio::steady_timer backoff(fe_.io());
-  while (true) {
-    auto [ec, socket] = co_await acceptor.async_accept(kAwait);
-    if (stopped_ || !acceptor.is_open()) co_return;
-    if (ec) {
-      if (ec == asio::error::operation_aborted) co_return;
-      spdlog::warn("Accepting REST connection: {}", ec.message());
-      backoff.expires_after(std::chrono::milliseconds(100));
-      co_await backoff.async_wait(kAwait);
-      continue;
-    }
-    // HTTP connections count against maxclients with the RESP ones' budget, separately.
-    if (conns_.size() >= fe_.settings().maxclients) {
-      asio::error_code ignored;
-      socket.close(ignored);
-      ++server().stats().rejected_connections;
-      continue;
-    }
-    int yes = 1;
-    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-    auto conn = std::make_shared<HttpConnection>(*this, std::move(socket),
-                                                 tls_ ? fe_.tls_context() : nullptr);
-    conns_.insert(conn.get());
-    conn->start();
+void RestServer::on_accept(asio::ip::tcp::socket socket) {
+  // HTTP connections count against maxclients with the RESP ones' budget, separately.
+  if (conns_.size() >= fe_.settings().maxclients) {
+    asio::error_code ignored;
+    socket.close(ignored);
+    ++server().stats().rejected_connections;
+    return;
   }
+  int yes = 1;
+  setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  auto conn = std::make_shared<HttpConnection>(*this, std::move(socket),
+                                               tls_ ? fe_.tls_context() : nullptr);
+  conns_.insert(conn.get());
+  conn->start();
 }
 
 void RestServer::shutdown() {

@@ -121,8 +121,6 @@ class FrontEnd {
   bool add_unix_listener();
   bool setup_tls();
   void start_accepting();
-  template <typename Acceptor>
-  asio::awaitable<void> accept_loop(Acceptor& acceptor, bool is_unix, bool tls);
   void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix, bool tls);
   void reject(asio::generic::stream_protocol::socket& socket, bool tls);
   void reap_hung_up();

@@ -56,7 +56,7 @@ class RestServer {
 
  private:
   bool add_listener(const std::string& spec, int port);
-  asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor);
+  void on_accept(asio::ip::tcp::socket socket);
   // Once a second: closes connections idle for longer than rest-idle-timeout.
   void sweep_idle();
 
