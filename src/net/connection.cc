@@ -38,10 +38,6 @@ constexpr std::size_t kUnlimitedPauseBytes = 256ull * 1024 * 1024;
 // An output buffer that drains while bigger than this is released instead of kept.
 constexpr std::size_t kKeepOutputCapacity = 64 * 1024;
 
-bool would_block(const asio::error_code& ec) {
-  return ec == asio::error::would_block || ec == asio::error::try_again;
-}
-
 }  // namespace
 
 Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session, asio::ssl::context* tls)
@@ -127,13 +123,6 @@ void Connection::update_interest() {
   if (want == interest_) return;
   interest_ = want;
   fe_.poller().set_interest(poll_token_, want);
-}
-
-std::size_t Connection::send_plain(const char* data, std::size_t len, asio::error_code& ec) {
-  ssize_t n = ::send(fd_, data, len, MSG_NOSIGNAL);
-  if (n >= 0) return static_cast<std::size_t>(n);
-  ec = asio::error_code(errno, asio::error::get_system_category());
-  return 0;
 }
 
 // ---- TLS connections: the reader coroutine ----
@@ -354,7 +343,7 @@ void Connection::on_write_done(int64_t result) {
     return;
   }
   account_output(n);
-  wpos_ = n;
+  wpos_ += n;
   if (wpos_ < wbuf_.size()) {
     // The kernel took part of it: the rest goes out when the socket is writable again.
     write_async();
@@ -366,7 +355,7 @@ void Connection::on_write_done(int64_t result) {
   if (out_.empty()) {
     after_drain();
   } else {
-    flush();
+    flush();  // replies produced meanwhile: queued for the end of this turn
   }
 }
 
@@ -383,36 +372,10 @@ void Connection::write_async() {
 }
 
 void Connection::on_writable() {
-  write_in_flight_ = false;
-  if (closing_) return;
-  while (true) {
-    asio::error_code ec;
-    std::size_t left = wbuf_.size() - wpos_;
-    std::size_t n = send_plain(wbuf_.data() + wpos_, left, ec);
-    if (would_block(ec)) {
-      write_async();
-      return;
-    }
-    if (ec) {
-      spdlog::debug("Error writing to client: {} ({})", ec.message(), describe());
-      close();
-      return;
-    }
-    account_output(n);
-    if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
-    wpos_ += n;
-    if (n < left) {  // the kernel buffer is full again
-      write_async();
-      update_session_counters();
-      return;
-    }
-    wbuf_.clear();
-    wpos_ = 0;
-    if (out_.empty()) break;
-    if (must_hold_output()) return;
-    wbuf_.swap(out_);
-  }
-  after_drain();
+  // What the batch could not write: the rest goes straight out now that the kernel has room.
+  if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
+  ssize_t n = ::send(fd_, wbuf_.data() + wpos_, wbuf_.size() - wpos_, MSG_NOSIGNAL);
+  on_write_done(n >= 0 ? n : -static_cast<int64_t>(errno));
 }
 
 void Connection::on_tls_written(const asio::error_code& ec, std::size_t n) {

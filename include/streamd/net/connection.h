@@ -98,6 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // FrontEnd::write_pending: queues out_ as one write in `batch` (false when there is nothing
   // to write now), then reports the result.
   bool start_batched_write(IoBatch& batch, uint32_t tag);
+  // A write's result (bytes, or -errno) for wbuf_ from wpos_, batched or not.
   void on_write_done(int64_t result);
   void update_interest();
   // TLS connections: `self` keeps the connection alive for as long as the reader runs.
@@ -107,8 +108,6 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // Bytes a read put into the query buffer: accounting, the query buffer limit, then
   // process_input. False when the connection closed.
   bool take_input(std::size_t n);
-  // A non-blocking write to a plain connection's descriptor.
-  std::size_t send_plain(const char* data, std::size_t len, asio::error_code& ec);
   // The TLS handshake, with its timeout; false (the connection closed) when it failed.
   asio::awaitable<bool> tls_handshake();
   // Whether the reader should read now (not while a protocol error waits to be flushed, nor
@@ -123,11 +122,12 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   void on_wakeup();
   void schedule_wakeup();
 
-  // Writes what can be written now; continues asynchronously if the socket is full. Output that
-  // must wait for the AOF is held instead (see above).
+  // Hands out_ on: a plain connection queues for the turn's batched write, a TLS one starts an
+  // asynchronous write. Output that must wait for the AOF is held instead (see above).
   void flush();
   bool must_hold_output();
   void write_async();
+  // The poller reports room again: sends the rest of wbuf_ directly.
   void on_writable();
   void on_tls_written(const asio::error_code& ec, std::size_t n);
   void after_drain();
