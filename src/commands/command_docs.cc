@@ -22,9 +22,9 @@ const Registry& registry() {
   static const Registry* r = [] {
     auto* reg = new Registry;
     reg->extra = hand_written_docs();
-    for (std::size_t i = 0; i < kGeneratedDocsCount; ++i) {
-      const RawDoc& d = kGeneratedDocs[i];
-      reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
+    for (std::span<const RawDoc> part : {kGeneratedDocs1, kGeneratedDocs2, kGeneratedDocs3}) {
+      for (const RawDoc& d : part)
+        reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
     for (std::size_t i = 0; i < reg->docs.size(); ++i) reg->by_name.emplace(reg->docs[i].name, i);
     for (const OwnedDoc& d : reg->extra) {
