@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/server.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/server.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
 #include "streamd/net/front_end.h"

@@ -3,7 +3,7 @@
 
 Two outputs, both checked in and reproducible (run again to refresh them):
 
-* src/commands/command_docs_data_1.cc ... _3.cc (one table in three files, to keep each under
+* src/commands/docs/command_docs_data_1.cc ... _3.cc (one table in three files, to keep each under
   800 lines): for every command and subcommand name in streamd's command table, the RESP3 bytes Redis sends for it in COMMAND DOCS (the doc map's pairs, without
   "subcommands": streamd adds those from its own table) and the tail of its COMMAND INFO entry
   (the tips and key specs, which the table does not carry). Entries are sorted by name, each
@@ -302,8 +302,8 @@ def main() -> None:
     ap.add_argument("--names-file", default=str(ROOT / "tools/command_docs_names.txt"),
                     help="names to document, one per line (default tools/command_docs_names.txt)")
     ap.add_argument("--redis-port", type=int, help="use a redis-server already listening here")
-    ap.add_argument("--data-dir", default=str(ROOT / "src/commands"),
-                    help="where command_docs_data_<n>.cc go (default src/commands)")
+    ap.add_argument("--data-dir", default=str(ROOT / "src/commands/docs"),
+                    help="where command_docs_data_<n>.cc go (default src/commands/docs)")
     ap.add_argument("--list-out", default=str(ROOT / "tests/data/redis_command_list.txt"))
     args = ap.parse_args()
 
@@ -339,7 +339,7 @@ def main() -> None:
     unknown = sorted(names_set - known)
     if unknown:
         print("not in redis-server " + version + " (they need hand-written entries in "
-              "src/commands/command_docs_extra.cc): " + " ".join(unknown), file=sys.stderr)
+              "src/commands/docs/command_docs_extra.cc): " + " ".join(unknown), file=sys.stderr)
     def sort_key(e: Entry):
         top, _, sub = e.name.partition("|")
         return (top, sub)

@@ -17,9 +17,9 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
 #include "streamd/resp/reply_writer.h"

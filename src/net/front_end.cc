@@ -11,9 +11,9 @@
 #include <csignal>
 #include <limits>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/logging.h"

@@ -14,9 +14,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "streamd/commands/error_text.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/net/accept_loop.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/front_end.h"

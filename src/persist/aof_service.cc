@@ -14,11 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "streamd/commands/command_table.h"
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/error_text.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/persist/aof_loader.h"
 #include "streamd/persist/dataset_writer.h"

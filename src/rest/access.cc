@@ -2,8 +2,8 @@
 
 #include <openssl/crypto.h>
 
-#include "streamd/commands/command_table.h"
-#include "streamd/commands/error_text.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/error_text.h"
 
 namespace streamd::rest {
 

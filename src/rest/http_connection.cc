@@ -9,10 +9,10 @@
 #include <asio/write.hpp>
 #include <chrono>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/error_text.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
 #include "streamd/rest/http_response.h"

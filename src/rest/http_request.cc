@@ -4,7 +4,7 @@
 
 #include <strings.h>
 
-#include "streamd/commands/error_text.h"
+#include "streamd/commands/core/error_text.h"
 
 namespace streamd::rest {
 

@@ -2,8 +2,8 @@
 
 #include <string_view>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/rest/resp_to_json.h"
 
 namespace streamd::rest {

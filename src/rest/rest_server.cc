@@ -12,7 +12,7 @@
 #include <asio/ip/v6_only.hpp>
 #include <asio/steady_timer.hpp>
 
-#include "streamd/commands/server.h"
+#include "streamd/commands/core/server.h"
 #include "streamd/config/config.h"
 #include "streamd/net/accept_loop.h"
 #include "streamd/net/front_end.h"

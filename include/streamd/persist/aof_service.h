@@ -35,7 +35,7 @@
 #include <thread>
 #include <vector>
 
-#include "streamd/commands/persistence.h"
+#include "streamd/commands/core/persistence.h"
 #include "streamd/persist/aof_writer.h"
 #include "streamd/persist/manifest.h"
 

@@ -32,7 +32,7 @@
 #include <string>
 #include <thread>
 
-#include "streamd/commands/propagation.h"
+#include "streamd/commands/core/propagation.h"
 
 namespace streamd::persist {
 

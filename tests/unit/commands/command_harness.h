@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "streamd/commands/dispatch.h"
-#include "streamd/commands/server.h"
-#include "streamd/commands/session.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
 #include "streamd/resp/reply_writer.h"

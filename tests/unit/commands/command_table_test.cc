@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "streamd/commands/command_table.h"
-#include "streamd/commands/introspection.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/server/introspection.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::cmd {
@@ -140,7 +140,7 @@ TEST(CommandTable, EveryRowIsDocumented) {
       ADD_FAILURE() << spec->full_name
                     << " has no COMMAND DOCS data: run tools/gen_command_docs.py (or, for a "
                        "command redis-server 7.0.15 lacks, add it to "
-                       "src/commands/command_docs_extra.cc)";
+                       "src/commands/docs/command_docs_extra.cc)";
       continue;
     }
     for (auto proto : {resp::Protocol::kResp2, resp::Protocol::kResp3}) {

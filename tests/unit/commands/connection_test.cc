@@ -6,7 +6,7 @@
 #include <string>
 
 #include "command_harness.h"
-#include "streamd/commands/client_info.h"
+#include "streamd/commands/server/client_info.h"
 
 namespace streamd::test {
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "command_harness.h"
-#include "streamd/commands/command_table.h"
-#include "streamd/commands/introspection.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/server/introspection.h"
 
 namespace streamd::test {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "command_harness.h"
-#include "streamd/commands/keyspace_support.h"
+#include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/engine/stream.h"
 
 namespace streamd::test {

@@ -1,7 +1,7 @@
 // MAXCOUNT/MAXSIZE bookkeeping (stream_read_budget.h): the size MAXSIZE counts is exactly the
 // bytes XREAD writes for an entry, in both protocols; the first entry is always admitted; the
 // in-process commands agree.
-#include "streamd/commands/stream_read_budget.h"
+#include "streamd/commands/stream/read_budget.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "command_harness.h"
-#include "streamd/commands/stream_support.h"
+#include "streamd/commands/stream/support.h"
 
 namespace streamd::cmd {
 namespace {

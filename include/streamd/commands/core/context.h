@@ -1,0 +1,106 @@
+// What a command handler sees: its arguments, the client session, the world (Server), the reply
+// writer, the current time, and the ways to ask for blocking. Handlers parse arguments, call the
+// engine and render one reply; they never touch sockets and never check the protocol version.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/propagation.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
+#include "streamd/engine/keyspace.h"
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::cmd {
+
+class Dispatcher;
+
+class Context {
+ public:
+  Context(Server& server, Session& session, resp::ReplyWriter& reply, Dispatcher& dispatcher,
+          std::span<const std::string_view> argv, const CommandSpec& spec, int64_t now_ms)
+      : server(server),
+        session(session),
+        reply(reply),
+        dispatcher(dispatcher),
+        argv(argv),
+        spec(spec),
+        now_ms(now_ms) {}
+
+  Server& server;
+  Session& session;
+  resp::ReplyWriter& reply;
+  Dispatcher& dispatcher;
+  std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
+  const CommandSpec& spec;
+  int64_t now_ms;  // one timestamp per command, as Redis caches mstime for a command's run
+
+  std::size_t argc() const { return argv.size(); }
+  std::string_view arg(std::size_t i) const { return argv[i]; }
+  engine::Database& db() { return server.keyspace().db(session.db); }
+
+  // Signals that `key` in the current database changed (WATCH, blocked readers). It also marks
+  // the command dirty, so a write command propagates (see propagation.h).
+  void modified(std::string_view key) {
+    server.signal_modified(session.db, key);
+    ++dirty;
+  }
+  // A change that touched no single key (FLUSHALL, SWAPDB...): the command propagates.
+  void mark_dirty() { ++dirty; }
+
+  // Propagates `argv` (in the current database) instead of this command's own argv: the
+  // deterministic form of what the command did (XADD with its generated ID, PEXPIREAT instead
+  // of EXPIRE, XCLAIM ... FORCE JUSTID for a delivery). May be called several times; the records
+  // are applied in order and atomically.
+  template <class Str>
+  void propagate(std::span<const Str> argv) {
+    explicit_propagation = true;
+    server.propagate(session.db, argv);
+  }
+  void propagate(std::initializer_list<std::string_view> argv) {
+    propagate(std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // The same in another database (MOVE-like commands).
+  void propagate_in(int db, std::initializer_list<std::string_view> argv) {
+    explicit_propagation = true;
+    server.propagate(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // The command propagates nothing, whatever it changed (or its records were all given).
+  void propagate_nothing() { explicit_propagation = true; }
+  // Whether propagating is worth the work (no AOF: records would be dropped anyway).
+  bool propagating() const { return server.propagating(); }
+
+  uint64_t dirty = 0;                 // changes made (modified(), mark_dirty())
+  bool explicit_propagation = false;  // propagate()/propagate_nothing() was called
+
+  // May this command block? False inside MULTI/EXEC (Redis answers a would-block read at once).
+  bool may_block() const { return !session.executing; }
+
+  // Asks dispatch to park the client: nothing must have been written to the reply. `rerun` is
+  // the command line to execute again when a key is ready (e.g. with `$` resolved to an ID).
+  // `deadline_ms` is absolute (0 = forever); on a re-run it is the original deadline.
+  void block(std::vector<std::pair<int, std::string>> keys, int64_t deadline_ms,
+             std::vector<std::string> rerun) {
+    block_requested = true;
+    block_keys = std::move(keys);
+    block_deadline_ms = deadline_ms;
+    block_argv = std::move(rerun);
+  }
+  // The deadline already in force when this run is a wake-up re-run, else -1.
+  int64_t rerun_deadline_ms = -1;
+
+  bool block_requested = false;
+  std::vector<std::pair<int, std::string>> block_keys;
+  int64_t block_deadline_ms = 0;
+  std::vector<std::string> block_argv;
+  // XREADGROUP CLAIM: also re-run the blocked command at this time (0 = only on a key change).
+  int64_t block_wake_ms = 0;
+};
+
+}  // namespace streamd::cmd

@@ -1,0 +1,56 @@
+// Dispatch: the single entry point from the network layer into commands. It looks the command up
+// in the table, checks authentication, arity and MULTI state, runs the handler with a Context,
+// keeps INFO/SLOWLOG statistics, and parks the client when the handler asks to block.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
+
+namespace streamd::cmd {
+
+enum class DispatchResult {
+  kDone,     // the reply is in the output buffer
+  kBlocked,  // the client is parked; stop processing its pipeline until resume()
+};
+
+class Dispatcher {
+ public:
+  explicit Dispatcher(Server& server);
+
+  // Executes one command line from `s`, appending its reply to `out`.
+  DispatchResult execute(Session& s, std::span<const std::string_view> argv, std::string& out);
+
+  // Runs a command for a session that was blocked (a key became ready). Returns kBlocked if it
+  // parked again. `deadline_ms` is the deadline already in force.
+  DispatchResult rerun_blocked(Session& s, const std::vector<std::string>& argv,
+                               int64_t deadline_ms);
+
+  // Used by EXEC: runs one queued command inside the transaction.
+  void execute_queued(Session& s, std::span<const std::string_view> argv, std::string& out);
+
+  // Re-runs blocked clients whose keys became ready, and expires blocked clients' deadlines.
+  // The network layer calls this after each batch of client input and from its timer.
+  void after_batch();
+
+  Server& server() { return server_; }
+
+ private:
+  DispatchResult run(Session& s, const CommandSpec& spec, const CommandSpec& top,
+                     std::span<const std::string_view> argv, std::string& out,
+                     int64_t rerun_deadline);
+
+  // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
+  std::string persistence_error(const CommandSpec& spec) const;
+
+  Server& server_;
+  CommandTable& table_;
+};
+
+}  // namespace streamd::cmd

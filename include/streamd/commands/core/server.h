@@ -1,0 +1,105 @@
+// The command layer's world: the keyspace, the configuration, the sessions, the blocked clients,
+// WATCH bookkeeping and statistics. One instance per process, driven by the network layer from a
+// single thread (the Redis model), so nothing here is synchronised.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "streamd/commands/core/blocking.h"
+#include "streamd/commands/core/persistence.h"
+#include "streamd/commands/core/propagation.h"
+#include "streamd/commands/core/session.h"
+#include "streamd/commands/core/stats.h"
+#include "streamd/config/config.h"
+#include "streamd/engine/clock.h"
+#include "streamd/engine/keyspace.h"
+
+namespace streamd::cmd {
+
+class Server final : public engine::KeyObserver {
+ public:
+  Server(config::Config& cfg, const engine::Clock& clock);
+  ~Server() override;
+
+  engine::Keyspace& keyspace() { return keyspace_; }
+  config::Config& config() { return cfg_; }
+  const engine::Clock& clock() const { return clock_; }
+  Stats& stats() { return stats_; }
+  BlockingRegistry& blocking() { return blocking_; }
+
+  // Sessions, by id (CLIENT LIST order is by id).
+  Session& add_session(std::unique_ptr<Session> s);
+  void remove_session(uint64_t id);
+  Session* session(uint64_t id);
+  const std::map<uint64_t, std::unique_ptr<Session>>& sessions() const { return sessions_; }
+  uint64_t next_client_id() { return ++last_client_id_; }
+  std::vector<Session*> monitors();
+
+  // WATCH bookkeeping.
+  void watch(Session& s, int db, std::string_view key);
+  void unwatch_all(Session& s);
+
+  // A key's value changed (or the key was deleted): breaks WATCHes and wakes blocked readers.
+  // Commands call this after every write, like Redis's signalModifiedKey.
+  void signal_modified(int db, std::string_view key);
+  void on_key_event(int db, std::string_view key, engine::KeyEvent ev) override;
+  void on_db_flushed(int db) override;
+
+  // Periodic housekeeping (active expiry, idle client timeouts are the network layer's).
+  void cron();
+
+  // ---- propagation (see propagation.h) -------------------------------------------------------
+  // The AOF, once startup has loaded it; null while loading and when persistence is off.
+  void set_persistence(Persistence* p) { persistence_ = p; }
+  Persistence* persistence() const { return persistence_; }
+  // Whether records are wanted at all (an AOF is attached and appendonly is on).
+  bool propagating() const { return persistence_ && persistence_->aof_enabled(); }
+  template <class Str>
+  void propagate(int db, std::span<const Str> argv) {
+    if (propagating()) propagation_.add(db, argv);
+  }
+  // Dispatch brackets every command run with these; when the outermost one ends, the records
+  // gathered form one unit for the sink and `s` (if any) gets the ticket.
+  void begin_unit() { ++unit_depth_; }
+  void end_unit(Session* s);
+  // Counts key changes and flushes (for dispatch: did a write command change anything?).
+  uint64_t changes() const { return changes_; }
+  // Group commit, for the network layer: hold this client's output until sync_propagation().
+  bool must_hold_replies(const Session& s) const {
+    return persistence_ && persistence_->must_hold_replies(s.propagation_ticket);
+  }
+  // Writes (and fsyncs, per policy) every record propagated so far. Once per event-loop round.
+  void sync_propagation() {
+    if (persistence_) persistence_->sync();
+  }
+
+  // Shutdown request (SHUTDOWN): the network layer stops the event loop.
+  std::function<void()> request_shutdown;
+
+  int64_t start_ms() const { return start_ms_; }
+
+ private:
+  config::Config& cfg_;
+  const engine::Clock& clock_;
+  engine::Keyspace keyspace_;
+  Stats stats_;
+  BlockingRegistry blocking_;
+  std::map<uint64_t, std::unique_ptr<Session>> sessions_;
+  uint64_t last_client_id_ = 0;
+  // (db, key) → sessions watching it.
+  std::unordered_map<std::string, std::vector<Session*>> watchers_;
+  int64_t start_ms_;
+  Persistence* persistence_ = nullptr;
+  PropagationBatch propagation_;
+  int unit_depth_ = 0;
+  uint64_t changes_ = 0;
+};
+
+}  // namespace streamd::cmd

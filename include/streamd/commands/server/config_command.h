@@ -1,0 +1,17 @@
+// CONFIG GET / SET / RESETSTAT / REWRITE / HELP over the config layer, and the other decisions
+// the server commands take from configuration.
+#pragma once
+
+#include "streamd/commands/core/command_table.h"
+
+namespace streamd::cmd {
+
+class Context;
+
+// Adds the CONFIG container and its subcommands.
+void register_config_command(CommandTable& t);
+
+// enable-debug-command: "yes", or "local" for a client on a loopback or unix socket connection.
+bool debug_allowed(Context& ctx);
+
+}  // namespace streamd::cmd

@@ -1,0 +1,58 @@
+// Shared pieces of the stream command families: key lookup with type checks, stream creation
+// with the configured node limits, argument parsers shared by several commands (trim options,
+// IDs, COUNT), and the renderers that give XRANGE, XREAD, XREADGROUP, XCLAIM and XINFO one entry
+// shape ([id, [f1, v1, ...]]).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "streamd/commands/core/context.h"
+#include "streamd/engine/stream.h"
+#include "streamd/engine/stream_id.h"
+#include "streamd/engine/stream_refs.h"
+
+namespace streamd::cmd {
+
+// The stream at `key` for reading: nullptr if the key is missing. If the key holds another
+// type, replies WRONGTYPE, sets `replied` and returns nullptr.
+engine::Stream* find_stream(Context& ctx, std::string_view key, bool& replied);
+// The stream at `key` for commands that need it to exist (XINFO, XSETID, XCFGSET...): nullptr
+// after replying WRONGTYPE or "ERR no such key".
+engine::Stream* existing_stream(Context& ctx, std::string_view key);
+// The stream at `key`, created empty (with the configured node limits) when missing and
+// `create` is true. WRONGTYPE as above.
+engine::Stream* find_or_create_stream(Context& ctx, std::string_view key, bool create,
+                                      bool& replied);
+engine::StreamLimits configured_stream_limits(Context& ctx);
+
+// Renders "ms-seq" as a bulk string.
+void write_id(resp::ReplyWriter& w, engine::StreamId id);
+// Renders one entry: [id, [f1, v1, ...]].
+void write_entry(resp::ReplyWriter& w, engine::StreamId id,
+                 std::span<const engine::FieldValue> fields);
+// Renders up to `count` entries (0 = all) of a range as an array of entries; returns how many.
+std::size_t write_range(resp::ReplyWriter& w, const engine::Stream& s, engine::StreamId start,
+                        engine::StreamId end, std::size_t count, engine::Direction dir);
+
+// MAXLEN|MINID [=|~] threshold [LIMIT n] as XADD and XTRIM read them.
+struct TrimArgs {
+  engine::TrimSpec spec;
+  bool limit_given = false;
+};
+
+// Replies with the error and returns false on a bad ID (Redis's wording per parse kind).
+bool parse_strict_id_or_reply(Context& ctx, std::string_view arg, engine::StreamId& out,
+                              uint64_t missing_seq = 0);
+
+// KEEPREF | DELREF | ACKED (case-insensitive); nullopt for any other word.
+std::optional<engine::RefPolicy> parse_ref_policy(std::string_view arg);
+// Entries pending across all groups of the stream (to tell whether a command changed any PEL).
+uint64_t total_pending(const engine::Stream& s);
+
+// Parses a BLOCK timeout in milliseconds: absolute deadline (0 = forever) or replies an error.
+bool parse_block_timeout(Context& ctx, std::string_view arg, int64_t& deadline_ms);
+
+}  // namespace streamd::cmd

@@ -1,0 +1,139 @@
+#include "streamd/commands/core/blocking.h"
+
+#include <algorithm>
+
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/session.h"
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::cmd {
+
+std::string BlockingRegistry::key_id(int db, std::string_view key) {
+  std::string id = std::to_string(db);
+  id.push_back(':');
+  id.append(key);
+  return id;
+}
+
+void BlockingRegistry::block(Session& s, std::vector<std::pair<int, std::string>> keys,
+                             int64_t deadline_ms, std::vector<std::string> argv, int64_t wake_ms) {
+  auto st = std::make_unique<BlockedState>();
+  st->keys = std::move(keys);
+  st->deadline_ms = deadline_ms;
+  st->argv = std::move(argv);
+  st->seq = next_seq_++;
+  st->wake_ms = wake_ms;
+  for (auto& [db, key] : st->keys) waiters_[key_id(db, key)].push_back(&s);
+  if (deadline_ms > 0) deadlines_.emplace(deadline_ms, &s);
+  if (wake_ms > 0) wakeups_.emplace(wake_ms, &s);
+  s.blocked = std::move(st);
+  ++blocked_count_;
+}
+
+void BlockingRegistry::forget(Session& s) {
+  if (!s.blocked) return;
+  for (auto& [db, key] : s.blocked->keys) {
+    auto it = waiters_.find(key_id(db, key));
+    if (it == waiters_.end()) continue;
+    auto& q = it->second;
+    q.erase(std::remove(q.begin(), q.end(), &s), q.end());
+    if (q.empty()) waiters_.erase(it);
+  }
+  auto remove = [&s](std::multimap<int64_t, Session*>& m, int64_t when) {
+    auto range = m.equal_range(when);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second == &s) {
+        m.erase(it);
+        break;
+      }
+    }
+  };
+  if (s.blocked->deadline_ms > 0) remove(deadlines_, s.blocked->deadline_ms);
+  if (s.blocked->wake_ms > 0) remove(wakeups_, s.blocked->wake_ms);
+  s.blocked.reset();
+  --blocked_count_;
+}
+
+void BlockingRegistry::signal_ready(int db, std::string_view key) {
+  if (waiters_.empty()) return;
+  std::string id = key_id(db, key);
+  if (!waiters_.count(id)) return;
+  if (std::find(ready_.begin(), ready_.end(), id) == ready_.end()) ready_.push_back(std::move(id));
+}
+
+void BlockingRegistry::serve_ready(Dispatcher& d) {
+  // Serving a client may make more keys ready (a woken XREADGROUP changes nothing in the stream,
+  // but a future command might); loop until quiet. Only the clients waiting when a key's turn
+  // starts are served for that key, so a client that re-blocks is not re-run in the same pass.
+  while (!ready_.empty()) {
+    std::vector<std::string> keys;
+    keys.swap(ready_);
+    for (const std::string& id : keys) {
+      auto it = waiters_.find(id);
+      if (it == waiters_.end()) continue;
+      std::vector<Session*> snapshot(it->second.begin(), it->second.end());
+      for (Session* s : snapshot) {
+        if (!s->blocked) continue;
+        // Still waiting on this key? (An earlier wake-up in this pass may have served it.)
+        auto again = waiters_.find(id);
+        if (again == waiters_.end() ||
+            std::find(again->second.begin(), again->second.end(), s) == again->second.end()) {
+          continue;
+        }
+        std::vector<std::string> argv = s->blocked->argv;
+        int64_t deadline = s->blocked->deadline_ms;
+        forget(*s);
+        if (d.rerun_blocked(*s, argv, deadline) == DispatchResult::kDone) {
+          if (s->resume) s->resume();
+        }
+      }
+    }
+  }
+}
+
+void BlockingRegistry::expire(int64_t now_ms, Dispatcher& d) {
+  // Wake times first: a client whose entry became claimable as its timeout passed gets it. A
+  // re-run that parks again has a wake time after now, so the loop ends.
+  while (!wakeups_.empty() && wakeups_.begin()->first <= now_ms) {
+    Session* s = wakeups_.begin()->second;
+    std::vector<std::string> argv = s->blocked->argv;
+    int64_t deadline = s->blocked->deadline_ms;
+    forget(*s);
+    if (d.rerun_blocked(*s, argv, deadline) == DispatchResult::kDone) {
+      if (s->resume) s->resume();
+    }
+  }
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
+    Session* s = deadlines_.begin()->second;
+    forget(*s);
+    if (s->out) {
+      resp::ReplyWriter w(*s->out, s->proto);
+      w.null_array();
+    }
+    if (s->resume) s->resume();
+  }
+}
+
+bool BlockingRegistry::unblock(Session& s, bool error, Dispatcher&) {
+  if (!s.blocked) return false;
+  forget(s);
+  if (s.out) {
+    resp::ReplyWriter w(*s.out, s.proto);
+    if (error) {
+      w.error(errors::kUnblocked);
+    } else {
+      w.null_array();
+    }
+  }
+  if (s.resume) s.resume();
+  return true;
+}
+
+int64_t BlockingRegistry::next_deadline() const {
+  int64_t t = deadlines_.empty() ? 0 : deadlines_.begin()->first;
+  if (!wakeups_.empty() && (t == 0 || wakeups_.begin()->first < t)) t = wakeups_.begin()->first;
+  return t;
+}
+
+}  // namespace streamd::cmd

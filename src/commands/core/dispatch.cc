@@ -1,0 +1,229 @@
+#include "streamd/commands/core/dispatch.h"
+
+#include <chrono>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/propagation_rewrite.h"
+#include "streamd/commands/server/monitor.h"
+#include "streamd/resp/reply_writer.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+int64_t monotonic_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+  }
+  return out;
+}
+
+// Commands that run immediately even inside MULTI (everything else is queued).
+bool runs_inside_multi(const CommandSpec& top) {
+  static constexpr std::string_view kImmediate[] = {"exec",  "discard", "multi",
+                                                    "watch", "quit",    "reset"};
+  for (auto n : kImmediate) {
+    if (top.name == n) return true;
+  }
+  return false;
+}
+
+bool arity_ok(const CommandSpec& spec, std::size_t argc) {
+  long long n = static_cast<long long>(argc);
+  return spec.arity > 0 ? n == spec.arity : n >= -spec.arity;
+}
+
+std::string fmt_more_args(std::size_t n) {
+  return "... (" + std::to_string(n) + " more arguments)";
+}
+
+std::string fmt_more_bytes(std::size_t n) {
+  return "... (" + std::to_string(n) + " more bytes)";
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
+
+std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
+  // While the AOF cannot be written, writes are refused, and PING too (as Redis does, so that
+  // monitoring notices); reads keep working.
+  Persistence* p = server_.persistence();
+  if (!p || !((spec.flags & kWrite) || spec.full_name == "ping")) return {};
+  return p->write_error();
+}
+
+DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
+                                   std::string& out) {
+  if (argv.empty()) return DispatchResult::kDone;
+
+  // CLIENT REPLY OFF|SKIP: the reply is produced as usual, then cut off the buffer.
+  ReplyMode mode_before = s.reply_mode;
+  std::size_t reply_start = out.size();
+  resp::ReplyWriter w(out, s.proto);
+  Stats& st = server_.stats();
+
+  auto reject = [&](const CommandSpec* spec, std::string_view msg) {
+    if (s.in_multi) s.multi_error = true;
+    if (spec && spec->name == "exec") {
+      // A rejected EXEC discards the transaction (in or out of MULTI, as Redis does).
+      s.in_multi = false;
+      s.multi_error = false;
+      s.queued.clear();
+      server_.unwatch_all(s);
+      w.error(errors::exec_abort(msg));
+    } else {
+      w.error(msg);
+    }
+    ++st.total_error_replies;
+    ++st.errors[std::string(w.last_error_code())];
+    if (spec) ++st.commands[spec->full_name].rejected_calls;
+  };
+
+  DispatchResult result = DispatchResult::kDone;
+  const CommandSpec* top = table_.find(argv[0]);
+  const CommandSpec* spec = top;
+  if (!top) {
+    reject(nullptr, errors::unknown_command(argv[0], argv.subspan(1)));
+  } else {
+    if (!top->subcommands.empty() && argv.size() >= 2) {
+      spec = CommandTable::find_sub(*top, argv[1]);
+    }
+    if (!spec) {
+      reject(nullptr, errors::unknown_subcommand(argv[1], upper(top->name)));
+    } else if (!arity_ok(*spec, argv.size())) {
+      reject(spec, errors::wrong_arity(spec->full_name));
+    } else if (!s.authenticated && !(spec->flags & kNoAuth)) {
+      reject(spec, errors::kNoAuth);
+    } else if (std::string e = persistence_error(*spec); !e.empty()) {
+      reject(spec, e);
+    } else if (s.in_multi && !runs_inside_multi(*top)) {
+      std::vector<std::string> copy(argv.begin(), argv.end());
+      s.queued.push_back(std::move(copy));
+      w.simple("QUEUED");
+    } else {
+      result = run(s, *spec, *top, argv, out, -1);
+    }
+  }
+
+  if (result == DispatchResult::kDone) {
+    bool discard = mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
+                   s.reply_mode == ReplyMode::kOff;
+    if (discard) out.resize(reply_start);
+    if (s.reply_mode == ReplyMode::kSkip) {
+      s.reply_mode = ReplyMode::kSkipNext;
+    } else if (mode_before == ReplyMode::kSkipNext && s.reply_mode == ReplyMode::kSkipNext) {
+      s.reply_mode = ReplyMode::kOn;
+    }
+  }
+  return result;
+}
+
+DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const CommandSpec& top,
+                               std::span<const std::string_view> argv, std::string& out,
+                               int64_t rerun_deadline) {
+  (void)top;
+  resp::ReplyWriter w(out, s.proto);
+  Context ctx(server_, s, w, *this, argv, spec, server_.clock().now_ms());
+  ctx.rerun_deadline_ms = rerun_deadline;
+
+  uint64_t changes_before = server_.changes();
+  int db_before = s.db;
+  server_.begin_unit();
+  int64_t t0 = monotonic_us();
+  spec.handler(ctx);
+  int64_t dur = monotonic_us() - t0;
+  // A write that changed something propagates its own argv unless it gave explicit records (a
+  // command that parks the client has not done its work yet).
+  if (!ctx.explicit_propagation && !ctx.block_requested && (spec.flags & kWrite) &&
+      (ctx.dirty > 0 || server_.changes() != changes_before) && server_.propagating()) {
+    if (!propagate_rewritten(server_, db_before, spec, argv)) server_.propagate(db_before, argv);
+  }
+  server_.end_unit(&s);
+  // MONITOR shows a command once, when it first runs (a wake-up re-run is not shown again).
+  if (rerun_deadline < 0) feed_monitors(server_, s, spec, argv);
+
+  if (ctx.block_requested) {
+    std::vector<std::string> rerun = std::move(ctx.block_argv);
+    if (rerun.empty()) rerun.assign(argv.begin(), argv.end());
+    server_.blocking().block(s, std::move(ctx.block_keys), ctx.block_deadline_ms, std::move(rerun),
+                             ctx.block_wake_ms);
+    return DispatchResult::kBlocked;
+  }
+
+  Stats& st = server_.stats();
+  ++st.total_commands;
+  ++s.commands;
+  s.last_command = spec.full_name;
+  CommandStats& cs = st.commands[spec.full_name];
+  ++cs.calls;
+  cs.usec += static_cast<uint64_t>(dur);
+  if (w.errors_written() > 0) {
+    ++cs.failed_calls;
+    st.total_error_replies += w.errors_written();
+    ++st.errors[std::string(w.last_error_code())];
+  }
+
+  long long slower_than = server_.config().slowlog_log_slower_than();
+  if (slower_than >= 0 && dur >= slower_than && !(spec.flags & kSkipSlowlog)) {
+    SlowlogEntry e;
+    e.id = st.slowlog_next_id++;
+    e.time_s = server_.clock().now_ms() / 1000;
+    e.duration_us = dur;
+    // Redis keeps at most 32 arguments and 128 bytes per argument.
+    for (std::size_t i = 0; i < argv.size() && i < 32; ++i) {
+      if (i == 31 && argv.size() > 32) {
+        e.argv.push_back(fmt_more_args(argv.size() - 31));
+        break;
+      }
+      std::string a(argv[i].substr(0, 128));
+      if (argv[i].size() > 128) a += fmt_more_bytes(argv[i].size() - 128);
+      e.argv.push_back(std::move(a));
+    }
+    e.addr = s.addr;
+    e.name = s.name;
+    st.slowlog.push_front(std::move(e));
+    auto max_len = static_cast<std::size_t>(server_.config().slowlog_max_len());
+    while (st.slowlog.size() > max_len) st.slowlog.pop_back();
+  }
+  return DispatchResult::kDone;
+}
+
+DispatchResult Dispatcher::rerun_blocked(Session& s, const std::vector<std::string>& argv,
+                                         int64_t deadline_ms) {
+  std::vector<std::string_view> views(argv.begin(), argv.end());
+  const CommandSpec* top = table_.find(views[0]);
+  const CommandSpec* spec = top;
+  if (top && !top->subcommands.empty() && views.size() >= 2) {
+    spec = CommandTable::find_sub(*top, views[1]);
+  }
+  if (!spec || !s.out) return DispatchResult::kDone;
+  return run(s, *spec, *top, views, *s.out, deadline_ms);
+}
+
+void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> argv,
+                                std::string& out) {
+  const CommandSpec* top = table_.find(argv[0]);
+  const CommandSpec* spec = top;
+  if (top && !top->subcommands.empty() && argv.size() >= 2) {
+    spec = CommandTable::find_sub(*top, argv[1]);
+  }
+  if (!spec) return;  // validated when queued
+  run(s, *spec, *top, argv, out, -1);
+}
+
+void Dispatcher::after_batch() {
+  auto& b = server_.blocking();
+  if (b.has_ready()) b.serve_ready(*this);
+  if (b.blocked_clients() > 0) b.expire(server_.clock().now_ms(), *this);
+}
+
+}  // namespace streamd::cmd

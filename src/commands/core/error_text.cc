@@ -1,0 +1,141 @@
+#include "streamd/commands/core/error_text.h"
+
+#include <fmt/format.h>
+
+namespace streamd::cmd::errors {
+
+std::string rest_readonly(std::string_view full_name) {
+  return "NOPERM this user has no permissions to run the '" + std::string(full_name) + "' command";
+}
+
+std::string rest_unsupported(std::string_view full_name) {
+  return "ERR '" + std::string(full_name) +
+         "' is not supported over REST (use /multi-exec for transactions)";
+}
+
+std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
+  // Redis formats with C strings: an argument ends at its first NUL byte. The echoed arguments
+  // stop once they reach 128 bytes, and each is cut to what is left of those 128.
+  auto cstr = [](std::string_view s) { return s.substr(0, s.find('\0')); };
+  std::string echoed;
+  for (std::size_t i = 0; i < args.size() && echoed.size() < 128; ++i) {
+    echoed += fmt::format("'{}' ", cstr(args[i]).substr(0, 128 - echoed.size()));
+  }
+  return fmt::format("ERR unknown command '{}', with args beginning with: {}",
+                     cstr(name).substr(0, 128), echoed);
+}
+
+std::string wrong_arity(std::string_view full_name) {
+  return fmt::format("ERR wrong number of arguments for '{}' command", full_name);
+}
+
+std::string unknown_subcommand(std::string_view sub, std::string_view container) {
+  return fmt::format("ERR unknown subcommand '{}'. Try {} HELP.", sub.substr(0, 128), container);
+}
+
+std::string unknown_subcommand_or_arity(std::string_view sub, std::string_view container) {
+  return fmt::format("ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+                     sub.substr(0, 128), container);
+}
+
+std::string exec_abort(std::string_view error) {
+  if (error.substr(0, 4) == "ERR ") error.remove_prefix(4);
+  return fmt::format("EXECABORT Transaction discarded because of: {}", error);
+}
+
+std::string hello_syntax(std::string_view option) {
+  return fmt::format("ERR Syntax error in HELLO option '{}'", option);
+}
+
+std::string unrecognized_option(std::string_view option) {
+  return fmt::format("ERR Unrecognized option '{}'", option);
+}
+
+std::string invalid_client_attr(std::string_view attr) {
+  return fmt::format("ERR {} cannot contain spaces, newlines or special characters.", attr);
+}
+
+std::string unknown_client_type(std::string_view type) {
+  return fmt::format("ERR Unknown client type '{}'", type);
+}
+
+std::string no_such_user(std::string_view user) {
+  return fmt::format("ERR No such user '{}'", user);
+}
+
+std::string debug_protocol_unsupported(std::string_view type) {
+  return fmt::format("ERR DEBUG PROTOCOL {} is not supported by streamd", type);
+}
+
+std::string_view text(engine::Err err) {
+  using engine::Err;
+  switch (err) {
+    case Err::kOk:
+      return "";
+    case Err::kWrongType:
+      return kWrongType;
+    case Err::kNoSuchKey:
+      return kNoSuchKey;
+    case Err::kSyntax:
+      return kSyntax;
+    case Err::kNotInteger:
+      return kNotInteger;
+    case Err::kNotFloat:
+      return kNotFloat;
+    case Err::kOverflow:
+      return kOverflow;
+    case Err::kNanOrInfinity:
+      return kNanOrInf;
+    case Err::kStringTooLong:
+      return kStringTooLong;
+    case Err::kSameObject:
+      return kSameObject;
+    case Err::kInvalidExpireTime:
+      return "ERR invalid expire time";
+    case Err::kOutOfRangeDb:
+      return kDbOutOfRange;
+    case Err::kInvalidStreamId:
+      return "ERR Invalid stream ID specified as stream command argument";
+    case Err::kInvalidStartId:
+      return "ERR invalid start ID for the interval";
+    case Err::kInvalidEndId:
+      return "ERR invalid end ID for the interval";
+    case Err::kIdTooSmall:
+      return "ERR The ID specified in XADD is equal or smaller than the target stream top item";
+    case Err::kIdZero:
+      return "ERR The ID specified in XADD must be greater than 0-0";
+    case Err::kIdExhausted:
+      return "ERR The stream has exhausted the last possible ID, unable to add more items";
+    case Err::kElementsTooLarge:
+      return "ERR Elements are too large to be stored";
+    case Err::kSetIdSmallerThanTop:
+      return "ERR The ID specified in XSETID is smaller than the target stream top item";
+    case Err::kSetIdSmallerThanMaxDeleted:
+      return "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id";
+    case Err::kSetIdSmallerThanProvidedMaxDeleted:
+      return "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
+    case Err::kEntriesAddedSmallerThanLength:
+      return "ERR The entries_added specified in XSETID is smaller than the target stream length";
+    case Err::kEntriesAddedNotPositive:
+      return "ERR entries_added must be positive";
+    case Err::kNoGroup:
+      return "NOGROUP No such consumer group";
+    case Err::kBusyGroup:
+      return "BUSYGROUP Consumer Group name already exists";
+  }
+  return "ERR internal error";
+}
+
+std::string invalid_expire_time(std::string_view full_name) {
+  return fmt::format("ERR invalid expire time in '{}' command", full_name);
+}
+
+std::string unsupported_option(std::string_view option) {
+  return fmt::format("ERR Unsupported option {}", option);
+}
+
+std::string aof_write_error(std::string_view reason) {
+  return fmt::format("MISCONF Errors writing to the AOF file: {}", reason);
+}
+
+}  // namespace streamd::cmd::errors

@@ -1,0 +1,148 @@
+#include "streamd/commands/core/server.h"
+
+#include <algorithm>
+
+namespace streamd::cmd {
+
+Session::Session() = default;
+Session::~Session() = default;
+
+namespace {
+std::string watch_id(int db, std::string_view key) {
+  std::string id = std::to_string(db);
+  id.push_back(':');
+  id.append(key);
+  return id;
+}
+}  // namespace
+
+Server::Server(config::Config& cfg, const engine::Clock& clock)
+    : cfg_(cfg),
+      clock_(clock),
+      keyspace_(static_cast<int>(cfg.databases()), clock),
+      start_ms_(clock.now_ms()) {
+  keyspace_.set_observer(this);
+}
+
+Server::~Server() {
+  keyspace_.set_observer(nullptr);
+}
+
+Session& Server::add_session(std::unique_ptr<Session> s) {
+  uint64_t id = s->id;
+  auto& slot = sessions_[id];
+  slot = std::move(s);
+  ++stats_.total_connections;
+  return *slot;
+}
+
+void Server::remove_session(uint64_t id) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return;
+  Session& s = *it->second;
+  blocking_.forget(s);
+  unwatch_all(s);
+  sessions_.erase(it);
+}
+
+Session* Server::session(uint64_t id) {
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+std::vector<Session*> Server::monitors() {
+  std::vector<Session*> out;
+  for (auto& [id, s] : sessions_) {
+    if (s->monitor) out.push_back(s.get());
+  }
+  return out;
+}
+
+void Server::watch(Session& s, int db, std::string_view key) {
+  for (auto& [d, k] : s.watched) {
+    if (d == db && k == key) return;
+  }
+  s.watched.emplace_back(db, std::string(key));
+  watchers_[watch_id(db, key)].push_back(&s);
+}
+
+void Server::unwatch_all(Session& s) {
+  for (auto& [db, key] : s.watched) {
+    auto it = watchers_.find(watch_id(db, key));
+    if (it == watchers_.end()) continue;
+    auto& v = it->second;
+    v.erase(std::remove(v.begin(), v.end(), &s), v.end());
+    if (v.empty()) watchers_.erase(it);
+  }
+  s.watched.clear();
+  s.dirty_cas = false;
+}
+
+void Server::end_unit(Session* s) {
+  if (--unit_depth_ > 0 || propagation_.empty()) return;
+  if (persistence_) {
+    uint64_t ticket = persistence_->append(propagation_);
+    if (s) s->propagation_ticket = ticket;
+  }
+  propagation_.clear();
+}
+
+void Server::signal_modified(int db, std::string_view key) {
+  ++changes_;
+  if (!watchers_.empty()) {
+    auto it = watchers_.find(watch_id(db, key));
+    if (it != watchers_.end()) {
+      for (Session* s : it->second) s->dirty_cas = true;
+    }
+  }
+  blocking_.signal_ready(db, key);
+}
+
+void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
+  if (ev == engine::KeyEvent::kExpired) {
+    ++stats_.expired_keys;
+    // As Redis does, an expiry propagates as DEL, before what the running command (if any)
+    // propagates; outside a command (active expiry) it is a unit of its own.
+    if (propagating()) {
+      begin_unit();
+      propagation_.add(db, {"DEL", key});
+      end_unit(nullptr);
+    }
+  }
+  signal_modified(db, key);
+}
+
+void Server::on_db_flushed(int db) {
+  ++changes_;
+  // As Redis does, a flush breaks the WATCH of keys that existed (a missing key stays missing).
+  std::string prefix = std::to_string(db) + ":";
+  auto& database = keyspace_.db(db);
+  for (auto& [id, sessions] : watchers_) {
+    if (id.compare(0, prefix.size(), prefix) != 0) continue;
+    if (!database.peek(std::string_view(id).substr(prefix.size()))) continue;
+    for (Session* s : sessions) s->dirty_cas = true;
+  }
+  // Wake every client blocked on a key of this database: their re-run decides what to answer.
+  for (auto& [id, s] : sessions_) {
+    if (!s->blocked) continue;
+    for (auto& [d, key] : s->blocked->keys) {
+      if (d == db) blocking_.signal_ready(d, key);
+    }
+  }
+}
+
+void Server::cron() {
+  int64_t now = clock_.now_ms();
+  stats_.sample_ops(now);
+  if (persistence_) persistence_->cron(now);
+  for (int i = 0; i < keyspace_.databases(); ++i) {
+    auto& db = keyspace_.db(i);
+    // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
+    // with a bounded number of rounds so one cron tick stays short.
+    for (int round = 0; round < 16 && db.expires() > 0; ++round) {
+      if (db.active_expire_cycle(20) < 5) break;
+    }
+  }
+}
+
+}  // namespace streamd::cmd

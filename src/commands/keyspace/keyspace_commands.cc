@@ -1,0 +1,357 @@
+// Generic keyspace commands that work on any value type: DEL, UNLINK, EXISTS, TYPE, TOUCH, KEYS,
+// SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL, RENAME, RENAMENX, COPY, MOVE, SWAPDB. The expire
+// family lives in expire_commands.cc, OBJECT and MEMORY in object_commands.cc.
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/keyspace/keyspace_support.h"
+#include "streamd/config/glob.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// ---- DEL / UNLINK / EXISTS / TYPE / TOUCH ---------------------------------------------------
+
+void del_command(Context& ctx) {
+  long long removed = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    std::string_view key = ctx.arg(i);
+    // find() first so that an expired key goes through expiry (and counts as absent).
+    if (ctx.db().find(key, false) && ctx.db().erase(key)) {
+      ++removed;
+      ctx.modified(key);
+    }
+  }
+  ctx.reply.integer(removed);
+}
+
+void exists_command(Context& ctx) {
+  long long found = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (lookup_read(ctx, ctx.arg(i), false)) ++found;
+  }
+  ctx.reply.integer(found);
+}
+
+void touch_command(Context& ctx) {
+  long long found = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (lookup_read(ctx, ctx.arg(i))) ++found;
+  }
+  ctx.reply.integer(found);
+}
+
+void type_command(Context& ctx) {
+  engine::Entry* e = lookup_read(ctx, ctx.arg(1), false);
+  ctx.reply.simple(e ? type_name(e->value) : "none");
+}
+
+// ---- KEYS / SCAN / RANDOMKEY / DBSIZE -------------------------------------------------------
+
+void keys_command(Context& ctx) {
+  config::GlobMatcher pattern{std::string(ctx.arg(1))};
+  auto d = ctx.reply.defer();
+  std::size_t n = 0;
+  ctx.db().for_each([&](const std::string& key, const engine::Entry&) {
+    if (pattern.matches(key)) {
+      ctx.reply.bulk(key);
+      ++n;
+    }
+  });
+  ctx.reply.end_array(d, n);
+}
+
+// The cursor as Redis reads it (strtoul): an optional sign is allowed, leading spaces and
+// trailing bytes are not, and the text stops at a NUL byte like a C string.
+std::optional<uint64_t> parse_cursor(std::string_view arg) {
+  std::string text(arg.substr(0, arg.find('\0')));
+  if (!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return std::nullopt;
+  return v;
+}
+
+void scan_command(Context& ctx) {
+  auto cursor = parse_cursor(ctx.arg(1));
+  if (!cursor) {
+    ctx.reply.error(errors::kInvalidCursor);
+    return;
+  }
+  long long count = 10;
+  std::optional<config::GlobMatcher> pattern;
+  std::string_view type;
+  bool use_type = false;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string_view opt = ctx.arg(i);
+    bool has_value = i + 1 < ctx.argc();
+    if (iequals(opt, "count") && has_value) {
+      auto v = int_arg_or_reply(ctx, ctx.arg(i + 1));
+      if (!v) return;
+      if (*v < 1) {
+        ctx.reply.error(errors::kSyntax);
+        return;
+      }
+      count = *v;
+    } else if (iequals(opt, "match") && has_value) {
+      pattern.emplace(std::string(ctx.arg(i + 1)));
+    } else if (iequals(opt, "type") && has_value) {
+      type = ctx.arg(i + 1);
+      use_type = true;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+
+  std::vector<const std::string*> keys;
+  uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(count),
+                                [&](const std::string& key, const engine::Entry& e) {
+                                  if (pattern && !pattern->matches(key)) return;
+                                  if (use_type && !iequals(type, type_name(e.value))) return;
+                                  keys.push_back(&key);
+                                });
+  ctx.reply.array(2);
+  ctx.reply.bulk(std::to_string(next));
+  ctx.reply.array(keys.size());
+  for (const std::string* k : keys) ctx.reply.bulk(*k);
+}
+
+void randomkey_command(Context& ctx) {
+  std::string key;
+  if (ctx.db().random_key(key)) {
+    ctx.reply.bulk(key);
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void dbsize_command(Context& ctx) {
+  ctx.reply.integer(static_cast<long long>(ctx.db().size()));
+}
+
+// ---- FLUSHDB / FLUSHALL ---------------------------------------------------------------------
+
+// [ASYNC|SYNC]: both empty the database at once (there is no background freeing to hand off to).
+bool flush_args_ok(Context& ctx) {
+  if (ctx.argc() == 1) return true;
+  if (ctx.argc() == 2 && (iequals(ctx.arg(1), "sync") || iequals(ctx.arg(1), "async"))) {
+    return true;
+  }
+  ctx.reply.error(errors::kSyntax);
+  return false;
+}
+
+void flushdb_command(Context& ctx) {
+  if (!flush_args_ok(ctx)) return;
+  ctx.server.keyspace().flush_db(ctx.session.db);
+  ctx.reply.ok();
+}
+
+void flushall_command(Context& ctx) {
+  if (!flush_args_ok(ctx)) return;
+  ctx.server.keyspace().flush_all();
+  ctx.reply.ok();
+}
+
+// ---- RENAME / RENAMENX / COPY / MOVE / SWAPDB -----------------------------------------------
+
+void rename_generic(Context& ctx, bool nx) {
+  std::string_view src = ctx.arg(1), dst = ctx.arg(2);
+  engine::Entry* e = lookup_write(ctx, src);
+  if (!e) {
+    ctx.reply.error(errors::kNoSuchKey);
+    return;
+  }
+  if (src == dst) {
+    if (nx) {
+      ctx.reply.integer(0);
+    } else {
+      ctx.reply.ok();
+    }
+    return;
+  }
+  if (nx && lookup_write(ctx, dst)) {
+    ctx.reply.integer(0);
+    return;
+  }
+  engine::Entry moved{engine::Value(std::string()), -1, 0};
+  ctx.db().take(src, moved);
+  ctx.db().put(dst, std::move(moved));
+  ctx.modified(src);
+  ctx.modified(dst);
+  if (nx) {
+    ctx.reply.integer(1);
+  } else {
+    ctx.reply.ok();
+  }
+}
+
+void rename_command(Context& ctx) {
+  rename_generic(ctx, false);
+}
+void renamenx_command(Context& ctx) {
+  rename_generic(ctx, true);
+}
+
+// A database index argument (COPY DB, MOVE): an int, then a valid index.
+std::optional<int> db_index_or_reply(Context& ctx, std::string_view arg) {
+  auto v = parse_int(arg);
+  if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    ctx.reply.error(errors::kNotInteger);
+    return std::nullopt;
+  }
+  if (*v < 0 || *v >= ctx.server.keyspace().databases()) {
+    ctx.reply.error(errors::kDbOutOfRange);
+    return std::nullopt;
+  }
+  return static_cast<int>(*v);
+}
+
+void copy_command(Context& ctx) {
+  bool replace = false;
+  std::string_view db_arg;
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    if (iequals(ctx.arg(i), "replace")) {
+      replace = true;
+    } else if (iequals(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
+      if (!parse_int(ctx.arg(i + 1))) {
+        ctx.reply.error(errors::kNotInteger);
+        return;
+      }
+      db_arg = ctx.arg(++i);
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+  int dst_db = ctx.session.db;
+  if (!db_arg.empty()) {
+    auto d = db_index_or_reply(ctx, db_arg);
+    if (!d) return;
+    dst_db = *d;
+  }
+  std::string_view src = ctx.arg(1), dst = ctx.arg(2);
+  if (dst_db == ctx.session.db && src == dst) {
+    ctx.reply.error(errors::kSameObject);
+    return;
+  }
+  engine::Entry* e = lookup_read(ctx, src);
+  if (!e) {
+    ctx.reply.integer(0);
+    return;
+  }
+  engine::Database& target = ctx.server.keyspace().db(dst_db);
+  if (target.find(dst, !ctx.session.no_touch) && !replace) {
+    ctx.reply.integer(0);
+    return;
+  }
+  engine::Entry copy{e->value.clone(), e->expire_ms, ctx.now_ms};
+  target.put(dst, std::move(copy));
+  ctx.server.signal_modified(dst_db, dst);
+  ctx.reply.integer(1);
+}
+
+void move_command(Context& ctx) {
+  auto d = db_index_or_reply(ctx, ctx.arg(2));
+  if (!d) return;
+  int dst_db = *d;
+  if (dst_db == ctx.session.db) {
+    ctx.reply.error(errors::kSameObject);
+    return;
+  }
+  std::string_view key = ctx.arg(1);
+  if (!lookup_write(ctx, key)) {
+    ctx.reply.integer(0);
+    return;
+  }
+  engine::Database& target = ctx.server.keyspace().db(dst_db);
+  if (target.find(key, !ctx.session.no_touch)) {
+    ctx.reply.integer(0);
+    return;
+  }
+  engine::Entry moved{engine::Value(std::string()), -1, 0};
+  ctx.db().take(key, moved);
+  target.put(key, std::move(moved));
+  ctx.modified(key);
+  ctx.server.signal_modified(dst_db, key);
+  ctx.reply.integer(1);
+}
+
+void swapdb_command(Context& ctx) {
+  auto a = parse_int(ctx.arg(1));
+  if (!a || *a < std::numeric_limits<int>::min() || *a > std::numeric_limits<int>::max()) {
+    ctx.reply.error(errors::kInvalidFirstDb);
+    return;
+  }
+  auto b = parse_int(ctx.arg(2));
+  if (!b || *b < std::numeric_limits<int>::min() || *b > std::numeric_limits<int>::max()) {
+    ctx.reply.error(errors::kInvalidSecondDb);
+    return;
+  }
+  int n = ctx.server.keyspace().databases();
+  if (*a < 0 || *a >= n || *b < 0 || *b >= n) {
+    ctx.reply.error(errors::kDbOutOfRange);
+    return;
+  }
+  if (*a != *b) {
+    // A key WATCHed in either database breaks if it exists on either side of the swap, and
+    // clients blocked on either database must re-check their keys: tell the server about both
+    // databases before the swap (keys that go away) and after it (keys that appear).
+    int x = static_cast<int>(*a), y = static_cast<int>(*b);
+    ctx.server.on_db_flushed(x);
+    ctx.server.on_db_flushed(y);
+    ctx.server.keyspace().swap_db(x, y);
+    ctx.server.on_db_flushed(x);
+    ctx.server.on_db_flushed(y);
+  }
+  ctx.reply.ok();
+}
+
+}  // namespace
+
+void register_keyspace_commands(CommandTable& t) {
+  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, int first,
+                  int last, int step, Handler h) {
+    t.add(CommandSpec{.name = name,
+                      .arity = arity,
+                      .flags = flags,
+                      .acl_categories = acl,
+                      .first_key = first,
+                      .last_key = last,
+                      .step = step,
+                      .handler = h,
+                      .group = "generic"});
+  };
+  row("del", -2, kWrite, "keyspace write slow", 1, -1, 1, del_command);
+  row("unlink", -2, kWrite | kFast, "keyspace write fast", 1, -1, 1, del_command);
+  row("exists", -2, kReadonly | kFast, "keyspace read fast", 1, -1, 1, exists_command);
+  row("type", 2, kReadonly | kFast, "keyspace read fast", 1, 1, 1, type_command);
+  row("touch", -2, kReadonly | kFast, "keyspace read fast", 1, -1, 1, touch_command);
+  row("keys", 2, kReadonly, "keyspace read slow dangerous", 0, 0, 0, keys_command);
+  row("scan", -2, kReadonly, "keyspace read slow", 0, 0, 0, scan_command);
+  row("randomkey", 1, kReadonly, "keyspace read slow", 0, 0, 0, randomkey_command);
+  row("dbsize", 1, kReadonly | kFast, "keyspace read fast", 0, 0, 0, dbsize_command);
+  row("flushdb", -1, kWrite, "keyspace write slow dangerous", 0, 0, 0, flushdb_command);
+  row("flushall", -1, kWrite, "keyspace write slow dangerous", 0, 0, 0, flushall_command);
+  row("rename", 3, kWrite, "keyspace write slow", 1, 2, 1, rename_command);
+  row("renamenx", 3, kWrite | kFast, "keyspace write fast", 1, 2, 1, renamenx_command);
+  row("copy", -3, kWrite | kDenyOom, "keyspace write slow", 1, 2, 1, copy_command);
+  row("move", 3, kWrite | kFast, "keyspace write fast", 1, 1, 1, move_command);
+  row("swapdb", 3, kWrite | kFast, "keyspace write fast dangerous", 0, 0, 0, swapdb_command);
+  register_expire_commands(t);
+  register_object_commands(t);
+}
+
+}  // namespace streamd::cmd

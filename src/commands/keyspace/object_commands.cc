@@ -1,0 +1,219 @@
+// Introspection of single keys: OBJECT ENCODING / REFCOUNT / IDLETIME / FREQ / HELP and MEMORY
+// USAGE / HELP (plus the allocator no-ops PURGE and MALLOC-STATS). Encodings are the ones
+// redis-server 7.0 would report for the same command history (engine::StrEncoding).
+#include <array>
+#include <limits>
+#include <span>
+#include <string_view>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/keyspace/keyspace_support.h"
+#include "streamd/config/values.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// Redis's refcount for objects from its shared pool (they are never freed).
+constexpr long long kSharedRefcount = std::numeric_limits<int>::max();
+// Redis's LFU counter of a new key (LFU_INIT_VAL).
+constexpr long long kLfuInitialCounter = 5;
+
+void help_reply(Context& ctx, std::span<const std::string_view> lines) {
+  ctx.reply.array(lines.size());
+  for (std::string_view line : lines) ctx.reply.simple(line);
+}
+
+// OBJECT <sub> key: a lookup that neither touches the key nor, when absent, answers anything but
+// null.
+engine::Entry* object_lookup(Context& ctx) {
+  engine::Entry* e = lookup_read(ctx, ctx.arg(2), false);
+  if (!e) ctx.reply.null();
+  return e;
+}
+
+std::string_view encoding_name(const engine::Value& v) {
+  if (v.is_stream()) return "stream";
+  switch (v.str_encoding()) {
+    case engine::StrEncoding::kInt:
+    case engine::StrEncoding::kSharedInt:
+      return "int";
+    case engine::StrEncoding::kEmbstr:
+      return "embstr";
+    case engine::StrEncoding::kRaw:
+      break;
+  }
+  return "raw";
+}
+
+void object_encoding(Context& ctx) {
+  if (engine::Entry* e = object_lookup(ctx)) ctx.reply.bulk(encoding_name(e->value));
+}
+
+void object_refcount(Context& ctx) {
+  engine::Entry* e = object_lookup(ctx);
+  if (!e) return;
+  bool shared = e->value.is_string() && e->value.str_encoding() == engine::StrEncoding::kSharedInt;
+  ctx.reply.integer(shared ? kSharedRefcount : 1);
+}
+
+// Under an LFU maxmemory policy Redis keeps an access frequency instead of the access time.
+bool lfu_policy(Context& ctx) {
+  auto p = ctx.server.config().maxmemory_policy();
+  return p == config::MaxmemoryPolicy::kVolatileLfu || p == config::MaxmemoryPolicy::kAllkeysLfu;
+}
+
+void object_idletime(Context& ctx) {
+  engine::Entry* e = object_lookup(ctx);
+  if (!e) return;
+  if (lfu_policy(ctx)) {
+    ctx.reply.error(errors::kLfuSelected);
+    return;
+  }
+  // Redis compares access times on a clock with one-second resolution.
+  int64_t idle_s = ctx.now_ms / 1000 - e->access_ms / 1000;
+  ctx.reply.integer(idle_s > 0 ? idle_s : 0);
+}
+
+void object_freq(Context& ctx) {
+  engine::Entry* e = object_lookup(ctx);
+  if (!e) return;
+  if (!lfu_policy(ctx)) {
+    ctx.reply.error(errors::kLfuNotSelected);
+    return;
+  }
+  // streamd does not evict, so it keeps no logarithmic access counter: answer the counter Redis
+  // gives a key that was just created.
+  ctx.reply.integer(kLfuInitialCounter);
+}
+
+constexpr std::array<std::string_view, 15> kObjectHelp = {
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+void object_help(Context& ctx) {
+  help_reply(ctx, kObjectHelp);
+}
+
+// MEMORY USAGE key [SAMPLES n]. Sampling does not apply: the estimate of every value is exact
+// in its own terms (streams keep running totals), so SAMPLES is validated and ignored.
+void memory_usage(Context& ctx) {
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    if (iequals(ctx.arg(i), "samples") && i + 1 < ctx.argc()) {
+      auto n = int_arg_or_reply(ctx, ctx.arg(i + 1));
+      if (!n) return;
+      if (*n < 0) {
+        ctx.reply.error(errors::kSyntax);
+        return;
+      }
+      ++i;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+  std::string_view key = ctx.arg(2);
+  const engine::Entry* e = ctx.db().peek(key);
+  if (!e) {
+    ctx.reply.null();
+    return;
+  }
+  ctx.reply.integer(static_cast<long long>(key_memory_usage(key, e->value)));
+}
+
+void memory_purge(Context& ctx) {
+  ctx.reply.ok();
+}
+
+void memory_malloc_stats(Context& ctx) {
+  // What redis-server answers when it is not built with jemalloc (streamd uses the libc malloc).
+  ctx.reply.bulk("Stats not supported for the current allocator");
+}
+
+constexpr std::array<std::string_view, 14> kMemoryHelp = {
+    "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DOCTOR",
+    "    Return memory problems reports.",
+    "MALLOC-STATS",
+    "    Return internal statistics report from the memory allocator.",
+    "PURGE",
+    "    Attempt to purge dirty pages for reclamation by the allocator.",
+    "STATS",
+    "    Return information about the memory usage of the server.",
+    "USAGE <key> [SAMPLES <count>]",
+    "    Return memory in bytes used by <key> and its value. Nested values are",
+    "    sampled up to <count> times (default: 5, 0 means sample all).",
+    "HELP",
+    "    Prints this help.",
+};
+
+void memory_help(Context& ctx) {
+  help_reply(ctx, kMemoryHelp);
+}
+
+CommandSpec sub(std::string_view group, std::string_view name, int arity, uint32_t flags,
+                std::string_view acl, int key, Handler h) {
+  return CommandSpec{.name = name,
+                     .arity = arity,
+                     .flags = flags,
+                     .acl_categories = acl,
+                     .first_key = key,
+                     .last_key = key,
+                     .step = key ? 1 : 0,
+                     .handler = h,
+                     .group = group};
+}
+
+}  // namespace
+
+void register_object_commands(CommandTable& t) {
+  constexpr std::string_view kKeyRead = "keyspace read slow";
+  t.add(CommandSpec{
+      .name = "object",
+      .arity = -2,
+      .flags = 0,
+      .acl_categories = "slow",
+      .first_key = 0,
+      .last_key = 0,
+      .step = 0,
+      .handler = nullptr,
+      .subcommands = {sub("generic", "encoding", 3, kReadonly, kKeyRead, 2, object_encoding),
+                      sub("generic", "freq", 3, kReadonly, kKeyRead, 2, object_freq),
+                      sub("generic", "help", 2, kLoading | kStale, "keyspace slow", 0, object_help),
+                      sub("generic", "idletime", 3, kReadonly, kKeyRead, 2, object_idletime),
+                      sub("generic", "refcount", 3, kReadonly, kKeyRead, 2, object_refcount)},
+      .group = "generic"});
+  t.add(CommandSpec{
+      .name = "memory",
+      .arity = -2,
+      .flags = 0,
+      .acl_categories = "slow",
+      .first_key = 0,
+      .last_key = 0,
+      .step = 0,
+      .handler = nullptr,
+      .subcommands = {sub("server", "help", 2, kLoading | kStale, "slow", 0, memory_help),
+                      sub("server", "malloc-stats", 2, 0, "slow", 0, memory_malloc_stats),
+                      sub("server", "purge", 2, 0, "slow", 0, memory_purge),
+                      sub("server", "usage", -3, kReadonly, "read slow", 2, memory_usage)},
+      .group = "server"});
+}
+
+}  // namespace streamd::cmd

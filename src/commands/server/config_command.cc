@@ -1,0 +1,100 @@
+#include "streamd/commands/server/config_command.h"
+
+#include <string>
+#include <vector>
+
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/config/config.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// CONFIG GET pattern [pattern ...]: a map of directive name to value.
+void config_get(Context& ctx) {
+  auto pairs = ctx.server.config().get_matching(ctx.argv.subspan(2));
+  ctx.reply.map(pairs.size());
+  for (const auto& [name, value] : pairs) {
+    ctx.reply.bulk(name);
+    ctx.reply.bulk(value);
+  }
+}
+
+// CONFIG SET name value [name value ...]: all or nothing; the config layer words the errors.
+void config_set(Context& ctx) {
+  if (auto err = ctx.server.config().set(ctx.argv.subspan(2))) return ctx.reply.error(*err);
+  ctx.reply.ok();
+}
+
+void config_rewrite(Context& ctx) {
+  if (auto err = ctx.server.config().rewrite()) return ctx.reply.error(*err);
+  ctx.reply.ok();
+}
+
+void config_resetstat(Context& ctx) {
+  ctx.server.stats().reset();
+  ctx.reply.ok();
+}
+
+void config_help(Context& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
+constexpr std::string_view kAdminAcl = "admin slow dangerous";
+
+}  // namespace
+
+bool debug_allowed(Context& ctx) {
+  switch (ctx.server.config().enable_debug_command()) {
+    case config::DebugCommand::kYes:
+      return true;
+    case config::DebugCommand::kNo:
+      return false;
+    case config::DebugCommand::kLocal:
+      break;
+  }
+  // "local": a unix socket client, or one connected from 127.0.0.1 or ::1 (as Redis decides).
+  const Session& s = ctx.session;
+  if (s.unix_socket) return true;
+  std::string_view ip = std::string_view(s.addr).substr(0, s.addr.rfind(':'));
+  if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
+  return ip == "127.0.0.1" || ip == "::1";
+}
+
+void register_config_command(CommandTable& t) {
+  t.add({.name = "config",
+         .arity = -2,
+         .flags = 0,
+         .acl_categories = "slow",
+         .first_key = 0,
+         .last_key = 0,
+         .step = 0,
+         .handler = nullptr,
+         .subcommands =
+             {
+                 {"get", -3, kAdminFlags, kAdminAcl, 0, 0, 0, config_get},
+                 {"help", 2, kLoading | kStale, "slow", 0, 0, 0, config_help},
+                 {"resetstat", 2, kAdminFlags, kAdminAcl, 0, 0, 0, config_resetstat},
+                 {"rewrite", 2, kAdminFlags, kAdminAcl, 0, 0, 0, config_rewrite},
+                 {"set", -4, kAdminFlags, kAdminAcl, 0, 0, 0, config_set},
+             },
+         .group = "server"});
+}
+
+}  // namespace streamd::cmd

@@ -1,0 +1,490 @@
+// Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and the CLIENT container.
+//
+// Replies follow redis-server 7.0.15 byte for byte. CLIENT SETINFO and CLIENT NO-TOUCH come from
+// Redis 7.2 (client libraries send SETINFO on connect and expect OK). There is one user,
+// "default": without requirepass it accepts any password, with requirepass only that one.
+#include <string>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/redis_version.h"
+#include "streamd/commands/server/client_info.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// The password of the "default" user; empty when requirepass is not set.
+std::string_view requirepass(Context& ctx) {
+  return ctx.server.config().requirepass();
+}
+
+// AUTH / HELLO AUTH: true if the pair is valid (and the session is then authenticated).
+bool authenticate(Context& ctx, std::string_view user, std::string_view pass) {
+  std::string_view required = requirepass(ctx);
+  if (user != "default") return false;
+  if (!required.empty() && pass != required) return false;
+  ctx.session.authenticated = true;
+  return true;
+}
+
+// Redis accepts client names (and library names) made of '!'..'~' only.
+bool valid_client_attr(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void ping(Context& ctx) {
+  // Arity is -1 in the table (as in Redis); more than one message is an arity error.
+  if (ctx.argc() > 2) return ctx.reply.error(errors::wrong_arity("ping"));
+  if (ctx.argc() == 1) return ctx.reply.simple("PONG");
+  ctx.reply.bulk(ctx.arg(1));
+}
+
+void echo(Context& ctx) {
+  ctx.reply.bulk(ctx.arg(1));
+}
+
+void hello(Context& ctx) {
+  resp::Protocol proto = ctx.session.proto;
+  if (ctx.argc() >= 2) {
+    auto ver = parse_int(ctx.arg(1));
+    if (!ver) return ctx.reply.error(errors::kProtocolVersionNotInteger);
+    if (*ver < 2 || *ver > 3) return ctx.reply.error(errors::kNoProto);
+    proto = *ver == 3 ? resp::Protocol::kResp3 : resp::Protocol::kResp2;
+  }
+  // Options take effect one by one, as Redis applies them: an AUTH before a bad option has
+  // already authenticated, a SETNAME before a failed AUTH has already renamed.
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    std::size_t more = ctx.argc() - 1 - i;
+    std::string_view opt = ctx.arg(i);
+    if (iequals(opt, "auth") && more >= 2) {
+      if (!authenticate(ctx, ctx.arg(i + 1), ctx.arg(i + 2))) {
+        return ctx.reply.error(errors::kWrongPass);
+      }
+      i += 2;
+    } else if (iequals(opt, "setname") && more >= 1) {
+      std::string_view name = ctx.arg(i + 1);
+      if (!valid_client_attr(name)) return ctx.reply.error(errors::kInvalidClientName);
+      ctx.session.name = std::string(name);
+      i += 1;
+    } else {
+      return ctx.reply.error(errors::hello_syntax(opt));
+    }
+  }
+  if (!ctx.session.authenticated) return ctx.reply.error(errors::kHelloNoAuth);
+
+  // The reply already uses the new protocol.
+  ctx.session.proto = proto;
+  ctx.reply.set_protocol(proto);
+  ctx.reply.map(7);
+  ctx.reply.bulk("server");
+  ctx.reply.bulk("redis");
+  ctx.reply.bulk("version");
+  ctx.reply.bulk(kRedisVersion);
+  ctx.reply.bulk("proto");
+  ctx.reply.integer(static_cast<int>(proto));
+  ctx.reply.bulk("id");
+  ctx.reply.integer(static_cast<long long>(ctx.session.id));
+  ctx.reply.bulk("mode");
+  ctx.reply.bulk("standalone");
+  ctx.reply.bulk("role");
+  ctx.reply.bulk("master");
+  ctx.reply.bulk("modules");
+  ctx.reply.empty_array();
+}
+
+void auth(Context& ctx) {
+  if (ctx.argc() > 3) return ctx.reply.error(errors::kSyntax);
+  std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : std::string_view("default");
+  std::string_view pass = ctx.arg(ctx.argc() - 1);
+  if (ctx.argc() == 2 && requirepass(ctx).empty()) {
+    return ctx.reply.error(errors::kAuthNoPassword);
+  }
+  if (!authenticate(ctx, user, pass)) return ctx.reply.error(errors::kWrongPass);
+  ctx.reply.ok();
+}
+
+void select(Context& ctx) {
+  auto id = parse_int(ctx.arg(1));
+  if (!id || *id < INT32_MIN || *id > INT32_MAX) return ctx.reply.error(errors::kNotInteger);
+  if (*id < 0 || *id >= ctx.server.keyspace().databases()) {
+    return ctx.reply.error(errors::kDbOutOfRange);
+  }
+  ctx.session.db = static_cast<int>(*id);
+  ctx.reply.ok();
+}
+
+void quit(Context& ctx) {
+  ctx.session.close_after_reply = true;
+  ctx.reply.ok();
+}
+
+// RESET: back to the state of a new connection (protocol 2, db 0, no name, no MULTI/WATCH, not
+// monitoring, replies on) and, when a password is required, not authenticated.
+void reset(Context& ctx) {
+  Session& s = ctx.session;
+  s.in_multi = false;
+  s.multi_error = false;
+  s.queued.clear();
+  ctx.server.unwatch_all(s);
+  s.monitor = false;
+  s.reply_mode = ReplyMode::kOn;
+  s.no_evict = false;
+  s.no_touch = false;
+  s.db = 0;
+  s.name.clear();
+  s.proto = resp::Protocol::kResp2;
+  ctx.reply.set_protocol(s.proto);
+  if (!requirepass(ctx).empty()) s.authenticated = false;
+  ctx.reply.simple("RESET");
+}
+
+// ---- CLIENT -------------------------------------------------------------------------------------
+
+void client_id(Context& ctx) {
+  ctx.reply.integer(static_cast<long long>(ctx.session.id));
+}
+
+void client_setname(Context& ctx) {
+  std::string_view name = ctx.arg(2);
+  if (!valid_client_attr(name)) return ctx.reply.error(errors::kInvalidClientName);
+  ctx.session.name = std::string(name);
+  ctx.reply.ok();
+}
+
+void client_getname(Context& ctx) {
+  if (ctx.session.name.empty()) return ctx.reply.null();
+  ctx.reply.bulk(ctx.session.name);
+}
+
+void client_setinfo(Context& ctx) {
+  std::string_view attr = ctx.arg(2), value = ctx.arg(3);
+  std::string* field = nullptr;
+  if (iequals(attr, "lib-name")) {
+    field = &ctx.session.lib_name;
+  } else if (iequals(attr, "lib-ver")) {
+    field = &ctx.session.lib_ver;
+  } else {
+    return ctx.reply.error(errors::unrecognized_option(attr));
+  }
+  if (!valid_client_attr(value)) return ctx.reply.error(errors::invalid_client_attr(attr));
+  *field = std::string(value);
+  ctx.reply.ok();
+}
+
+void client_info(Context& ctx) {
+  ctx.reply.verbatim(client_info_line(ctx.server, ctx.session, &ctx) + "\n");
+}
+
+std::optional<ClientType> parse_client_type(std::string_view s) {
+  if (iequals(s, "normal")) return ClientType::kNormal;
+  if (iequals(s, "master")) return ClientType::kMaster;
+  if (iequals(s, "replica") || iequals(s, "slave")) return ClientType::kReplica;
+  if (iequals(s, "pubsub")) return ClientType::kPubsub;
+  return std::nullopt;
+}
+
+void client_list(Context& ctx) {
+  std::optional<ClientType> type;
+  std::vector<long long> ids;
+  bool by_id = false;
+  if (ctx.argc() == 4 && iequals(ctx.arg(2), "type")) {
+    type = parse_client_type(ctx.arg(3));
+    if (!type) return ctx.reply.error(errors::unknown_client_type(ctx.arg(3)));
+  } else if (ctx.argc() > 3 && iequals(ctx.arg(2), "id")) {
+    by_id = true;
+    for (std::size_t i = 3; i < ctx.argc(); ++i) {
+      auto id = parse_int(ctx.arg(i));
+      if (!id) return ctx.reply.error(errors::kInvalidClientId);
+      ids.push_back(*id);
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.reply.error(errors::kSyntax);
+  }
+  std::string text;
+  auto add = [&](Session& s) {
+    text += client_info_line(ctx.server, s, s.id == ctx.session.id ? &ctx : nullptr);
+    text += '\n';
+  };
+  if (by_id) {
+    // In the order the ids were given, as Redis does.
+    for (long long id : ids) {
+      if (id <= 0) continue;
+      if (Session* s = ctx.server.session(static_cast<uint64_t>(id))) add(*s);
+    }
+  } else {
+    for (auto& [id, s] : ctx.server.sessions()) {
+      if (!type || client_type(*s) == *type) add(*s);
+    }
+  }
+  ctx.reply.verbatim(text);
+}
+
+// Closes `target`, or marks the caller to close once this reply is written.
+void kill_session(Context& ctx, uint64_t id) {
+  if (id == ctx.session.id) {
+    ctx.session.close_after_reply = true;
+    return;
+  }
+  Session* s = ctx.server.session(id);
+  if (s && s->kill) s->kill();
+}
+
+void client_kill(Context& ctx) {
+  // Old form: CLIENT KILL <ip:port>.
+  if (ctx.argc() == 3) {
+    for (auto& [id, s] : ctx.server.sessions()) {
+      if (s->addr == ctx.arg(2)) {
+        uint64_t target = id;
+        ctx.reply.ok();
+        kill_session(ctx, target);
+        return;
+      }
+    }
+    return ctx.reply.error(errors::kNoSuchClient);
+  }
+
+  // New form: CLIENT KILL <filter> <value> ... Every filter given must match.
+  std::optional<long long> want_id;
+  std::optional<ClientType> want_type;
+  std::optional<std::string_view> want_addr, want_laddr;
+  bool skipme = true;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kSyntax);
+    std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
+    if (iequals(opt, "id")) {
+      auto id = parse_int(val);
+      if (!id || *id <= 0) return ctx.reply.error(errors::kClientIdNotPositive);
+      want_id = *id;
+    } else if (iequals(opt, "type")) {
+      want_type = parse_client_type(val);
+      if (!want_type) return ctx.reply.error(errors::unknown_client_type(val));
+    } else if (iequals(opt, "addr")) {
+      want_addr = val;
+    } else if (iequals(opt, "laddr")) {
+      want_laddr = val;
+    } else if (iequals(opt, "user")) {
+      if (val != "default") return ctx.reply.error(errors::no_such_user(val));
+    } else if (iequals(opt, "skipme")) {
+      if (iequals(val, "yes")) {
+        skipme = true;
+      } else if (iequals(val, "no")) {
+        skipme = false;
+      } else {
+        return ctx.reply.error(errors::kSyntax);
+      }
+    } else {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  }
+  std::vector<uint64_t> targets;
+  for (auto& [id, s] : ctx.server.sessions()) {
+    if (want_id && static_cast<long long>(id) != *want_id) continue;
+    if (want_type && client_type(*s) != *want_type) continue;
+    if (want_addr && s->addr != *want_addr) continue;
+    if (want_laddr && s->laddr != *want_laddr) continue;
+    if (skipme && id == ctx.session.id) continue;
+    targets.push_back(id);
+  }
+  // Reply first: killing the caller only marks it to close after this reply.
+  ctx.reply.integer(static_cast<long long>(targets.size()));
+  for (uint64_t id : targets) kill_session(ctx, id);
+}
+
+bool parse_on_off(std::string_view s, bool& out) {
+  if (iequals(s, "on")) {
+    out = true;
+  } else if (iequals(s, "off")) {
+    out = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void client_no_evict(Context& ctx) {
+  if (!parse_on_off(ctx.arg(2), ctx.session.no_evict)) return ctx.reply.error(errors::kSyntax);
+  ctx.reply.ok();
+}
+
+void client_no_touch(Context& ctx) {
+  if (!parse_on_off(ctx.arg(2), ctx.session.no_touch)) return ctx.reply.error(errors::kSyntax);
+  ctx.reply.ok();
+}
+
+// The reply is written in every mode; dispatch drops it for OFF and SKIP.
+void client_reply(Context& ctx) {
+  std::string_view mode = ctx.arg(2);
+  if (iequals(mode, "on")) {
+    ctx.session.reply_mode = ReplyMode::kOn;
+  } else if (iequals(mode, "off")) {
+    ctx.session.reply_mode = ReplyMode::kOff;
+  } else if (iequals(mode, "skip")) {
+    if (ctx.session.reply_mode == ReplyMode::kOn) ctx.session.reply_mode = ReplyMode::kSkip;
+  } else {
+    return ctx.reply.error(errors::kSyntax);
+  }
+  ctx.reply.ok();
+}
+
+void client_unblock(Context& ctx) {
+  auto id = parse_int(ctx.arg(2));
+  if (!id) return ctx.reply.error(errors::kNotInteger);
+  bool error = false;
+  if (ctx.argc() == 4) {
+    if (iequals(ctx.arg(3), "error")) {
+      error = true;
+    } else if (!iequals(ctx.arg(3), "timeout")) {
+      return ctx.reply.error(errors::kUnblockReason);
+    }
+  } else if (ctx.argc() > 4) {
+    return ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "CLIENT"));
+  }
+  Session* target = *id > 0 ? ctx.server.session(static_cast<uint64_t>(*id)) : nullptr;
+  bool done =
+      target && target->blocked && ctx.server.blocking().unblock(*target, error, ctx.dispatcher);
+  ctx.reply.integer(done ? 1 : 0);
+}
+
+void client_getredir(Context& ctx) {
+  ctx.reply.integer(-1);
+}
+
+void client_trackinginfo(Context& ctx) {
+  ctx.reply.map(3);
+  ctx.reply.bulk("flags");
+  ctx.reply.set(1);
+  ctx.reply.bulk("off");
+  ctx.reply.bulk("redirect");
+  ctx.reply.integer(-1);
+  ctx.reply.bulk("prefixes");
+  ctx.reply.empty_array();
+}
+
+void client_help(Context& ctx) {
+  // Redis 7.0.15's text, kept verbatim (SETINFO and NO-TOUCH are 7.2 additions it lacks).
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+constexpr uint32_t kClientFlags = kNoScript | kLoading | kStale;
+constexpr uint32_t kClientAdminFlags = kAdmin | kNoScript | kLoading | kStale;
+constexpr std::string_view kClientAcl = "slow connection";
+constexpr std::string_view kClientAdminAcl = "admin slow dangerous connection";
+constexpr uint32_t kAlwaysFlags = kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy;
+
+}  // namespace
+
+void register_connection_commands(CommandTable& t) {
+  t.add({"ping", -1, kFast, "fast connection", 0, 0, 0, ping, {}, nullptr, "connection"});
+  t.add({"echo",
+         2,
+         kLoading | kStale | kFast,
+         "fast connection",
+         0,
+         0,
+         0,
+         echo,
+         {},
+         nullptr,
+         "connection"});
+  t.add({"hello", -1, kAlwaysFlags, "fast connection", 0, 0, 0, hello, {}, nullptr, "connection"});
+  t.add({"auth", -2, kAlwaysFlags, "fast connection", 0, 0, 0, auth, {}, nullptr, "connection"});
+  t.add({"select",
+         2,
+         kLoading | kStale | kFast,
+         "fast connection",
+         0,
+         0,
+         0,
+         select,
+         {},
+         nullptr,
+         "connection"});
+  t.add({"quit", -1, kAlwaysFlags, "fast connection", 0, 0, 0, quit, {}, nullptr, "connection"});
+  t.add({"reset", 1, kAlwaysFlags, "fast connection", 0, 0, 0, reset, {}, nullptr, "connection"});
+  t.add({.name = "client",
+         .arity = -2,
+         .flags = 0,
+         .acl_categories = "slow",
+         .first_key = 0,
+         .last_key = 0,
+         .step = 0,
+         .handler = nullptr,
+         .subcommands =
+             {
+                 {"getname", 2, kClientFlags, kClientAcl, 0, 0, 0, client_getname},
+                 {"getredir", 2, kClientFlags, kClientAcl, 0, 0, 0, client_getredir},
+                 {"help", 2, kLoading | kStale, kClientAcl, 0, 0, 0, client_help},
+                 {"id", 2, kClientFlags, kClientAcl, 0, 0, 0, client_id},
+                 {"info", 2, kClientFlags, kClientAcl, 0, 0, 0, client_info},
+                 {"kill", -3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_kill},
+                 {"list", -2, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_list},
+                 {"no-evict", 3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_no_evict},
+                 {"no-touch", 3, kClientFlags, kClientAcl, 0, 0, 0, client_no_touch},
+                 {"reply", 3, kClientFlags, kClientAcl, 0, 0, 0, client_reply},
+                 {"setinfo", 4, kClientFlags, kClientAcl, 0, 0, 0, client_setinfo},
+                 {"setname", 3, kClientFlags, kClientAcl, 0, 0, 0, client_setname},
+                 {"trackinginfo", 2, kClientFlags, kClientAcl, 0, 0, 0, client_trackinginfo},
+                 {"unblock", -3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_unblock},
+             },
+         .group = "connection"});
+}
+
+}  // namespace streamd::cmd

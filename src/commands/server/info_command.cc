@@ -1,0 +1,500 @@
+// INFO [section ...]: the sections and fields of redis-server 7.0.15, in its order, with the
+// values streamd has. Fields about features streamd does not have (RDB saving, replicas, Lua,
+// eviction, I/O threads) report them as absent or idle: zero counters, "no-failover", role master.
+// Fields Redis derives from its allocator come from glibc (mallinfo2) and /proc.
+#include <fmt/format.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/redis_version.h"
+#include "streamd/commands/server/info.h"
+#include "streamd/commands/server/persistence_commands.h"
+#include "streamd/config/config.h"
+
+#ifndef STREAMD_VERSION
+#define STREAMD_VERSION "unknown"
+#endif
+
+namespace streamd::cmd {
+
+namespace {
+
+// ---- process facts ----------------------------------------------------------------------------
+
+std::string random_hex40() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  std::string out;
+  for (int i = 0; i < 40; ++i) out += "0123456789abcdef"[gen() & 15];
+  return out;
+}
+
+// Redis's run_id and replication id: random per process.
+const std::string& run_id() {
+  static const std::string id = random_hex40();
+  return id;
+}
+const std::string& master_replid() {
+  static const std::string id = random_hex40();
+  return id;
+}
+
+std::string os_name() {
+  struct utsname u {};
+  if (uname(&u) != 0) return "Linux";
+  return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+}
+
+std::string executable_path() {
+  std::array<char, 4096> buf{};
+  ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string();
+}
+
+std::string gcc_version() {
+#if defined(__GNUC__) && !defined(__clang__)
+  return fmt::format("{}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  return "0.0.0";
+#endif
+}
+
+// Bytes in use from the allocator's point of view (small blocks in use plus mmapped blocks).
+uint64_t allocated_bytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+// Bytes the allocator holds from the system (arenas plus mmapped blocks).
+uint64_t allocator_active_bytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.arena + mi.hblkhd;
+}
+
+uint64_t rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  if (got != 2) return 0;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t total_system_memory() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+// Memory at startup, and the highest used_memory INFO has seen.
+uint64_t g_startup_memory = 0;
+uint64_t g_peak_memory = 0;
+
+// ---- formatting -------------------------------------------------------------------------------
+
+// Redis's bytesToHuman: "123B", "1.50K", "2.00M", ...
+std::string human(uint64_t n) {
+  double d = static_cast<double>(n);
+  if (n < 1024) return fmt::format("{}B", n);
+  if (n < 1024ull * 1024) return fmt::format("{:.2f}K", d / 1024);
+  if (n < 1024ull * 1024 * 1024) return fmt::format("{:.2f}M", d / (1024.0 * 1024));
+  if (n < 1024ull * 1024 * 1024 * 1024) return fmt::format("{:.2f}G", d / (1024.0 * 1024 * 1024));
+  if (n < 1024ull * 1024 * 1024 * 1024 * 1024) {
+    return fmt::format("{:.2f}T", d / (1024.0 * 1024 * 1024 * 1024));
+  }
+  return fmt::format("{:.2f}P", d / (1024.0 * 1024 * 1024 * 1024 * 1024));
+}
+
+double tv_seconds(const struct timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1000000.0;
+}
+
+class Section {
+ public:
+  explicit Section(std::string& out) : out_(out) {}
+  template <typename T>
+  void add(std::string_view key, const T& value) {
+    fmt::format_to(std::back_inserter(out_), "{}:{}\r\n", key, value);
+  }
+
+ private:
+  std::string& out_;
+};
+
+// ---- sections ---------------------------------------------------------------------------------
+
+void server_section(Context& ctx, Section& s) {
+  auto& cfg = ctx.server.config();
+  int64_t now_ms = ctx.server.clock().now_ms();
+  int64_t uptime = (now_ms - ctx.server.start_ms()) / 1000;
+  s.add("redis_version", kRedisVersion);
+  s.add("streamd_version", STREAMD_VERSION);
+  s.add("redis_git_sha1", "00000000");
+  s.add("redis_git_dirty", 0);
+  s.add("redis_build_id", "0");
+  s.add("redis_mode", "standalone");
+  s.add("os", os_name());
+  s.add("arch_bits", sizeof(void*) * 8);
+  s.add("monotonic_clock", "POSIX clock_gettime");
+  s.add("multiplexing_api", "epoll");
+  s.add("atomicvar_api", "c11-builtin");
+  s.add("gcc_version", gcc_version());
+  s.add("process_id", getpid());
+  s.add("process_supervised", "no");
+  s.add("run_id", run_id());
+  s.add("tcp_port", cfg.port());
+  s.add("server_time_usec", ctx.server.clock().now_us());
+  s.add("uptime_in_seconds", uptime);
+  s.add("uptime_in_days", uptime / 86400);
+  s.add("hz", cfg.hz());
+  s.add("configured_hz", cfg.hz());
+  s.add("lru_clock", (now_ms / 1000) & ((1 << 24) - 1));
+  s.add("executable", executable_path());
+  s.add("config_file", cfg.config_file());
+  s.add("io_threads_active", 0);
+}
+
+void clients_section(Context& ctx, Section& s) {
+  std::size_t max_in = 0, max_out = 0, with_timeout = 0;
+  for (const auto& [id, sess] : ctx.server.sessions()) {
+    max_in = std::max(max_in, sess->query_buffer);
+    max_out = std::max(max_out, sess->output_buffer);
+    if (sess->blocked && sess->blocked->deadline_ms > 0) ++with_timeout;
+  }
+  s.add("connected_clients", ctx.server.sessions().size());
+  s.add("cluster_connections", 0);
+  s.add("maxclients", ctx.server.config().maxclients());
+  s.add("client_recent_max_input_buffer", max_in);
+  s.add("client_recent_max_output_buffer", max_out);
+  s.add("blocked_clients", ctx.server.blocking().blocked_clients());
+  s.add("tracking_clients", 0);
+  s.add("clients_in_timeout_table", with_timeout);
+}
+
+std::string ratio(uint64_t a, uint64_t b) {
+  return fmt::format("{:.2f}", b ? static_cast<double>(a) / static_cast<double>(b) : 0.0);
+}
+
+int64_t diff(uint64_t a, uint64_t b) {
+  return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+}
+
+void memory_section(Context& ctx, Section& s) {
+  uint64_t used = allocated_bytes();
+  uint64_t active = allocator_active_bytes();
+  uint64_t rss = rss_bytes();
+  g_peak_memory = std::max(g_peak_memory, used);
+  uint64_t clients = 0;
+  for (const auto& [id, sess] : ctx.server.sessions()) {
+    clients += sess->query_buffer + sess->query_buffer_free + sess->output_buffer;
+  }
+  uint64_t startup = std::min(g_startup_memory, used);
+  uint64_t overhead = std::min(used, startup + clients);
+  uint64_t dataset = used - overhead;
+  uint64_t maxmemory = ctx.server.config().maxmemory();
+  double peak_perc = g_peak_memory ? 100.0 * static_cast<double>(used) / g_peak_memory : 0;
+  double dataset_perc =
+      used > startup ? 100.0 * static_cast<double>(dataset) / static_cast<double>(used - startup)
+                     : 0;
+  s.add("used_memory", used);
+  s.add("used_memory_human", human(used));
+  s.add("used_memory_rss", rss);
+  s.add("used_memory_rss_human", human(rss));
+  s.add("used_memory_peak", g_peak_memory);
+  s.add("used_memory_peak_human", human(g_peak_memory));
+  s.add("used_memory_peak_perc", fmt::format("{:.2f}%", peak_perc));
+  s.add("used_memory_overhead", overhead);
+  s.add("used_memory_startup", startup);
+  s.add("used_memory_dataset", dataset);
+  s.add("used_memory_dataset_perc", fmt::format("{:.2f}%", dataset_perc));
+  s.add("allocator_allocated", used);
+  s.add("allocator_active", active);
+  s.add("allocator_resident", rss);
+  s.add("total_system_memory", total_system_memory());
+  s.add("total_system_memory_human", human(total_system_memory()));
+  // No scripting engine: nothing is used by Lua or functions.
+  s.add("used_memory_lua", 0);
+  s.add("used_memory_vm_eval", 0);
+  s.add("used_memory_lua_human", human(0));
+  s.add("used_memory_scripts_eval", 0);
+  s.add("number_of_cached_scripts", 0);
+  s.add("number_of_functions", 0);
+  s.add("number_of_libraries", 0);
+  s.add("used_memory_vm_functions", 0);
+  s.add("used_memory_vm_total", 0);
+  s.add("used_memory_vm_total_human", human(0));
+  s.add("used_memory_functions", 0);
+  s.add("used_memory_scripts", 0);
+  s.add("used_memory_scripts_human", human(0));
+  s.add("maxmemory", maxmemory);
+  s.add("maxmemory_human", human(maxmemory));
+  s.add("maxmemory_policy", config::to_string(ctx.server.config().maxmemory_policy()));
+  s.add("allocator_frag_ratio", ratio(active, used));
+  s.add("allocator_frag_bytes", diff(active, used));
+  s.add("allocator_rss_ratio", ratio(rss, active));
+  s.add("allocator_rss_bytes", diff(rss, active));
+  s.add("rss_overhead_ratio", ratio(rss, rss));
+  s.add("rss_overhead_bytes", 0);
+  s.add("mem_fragmentation_ratio", ratio(rss, used));
+  s.add("mem_fragmentation_bytes", diff(rss, used));
+  s.add("mem_not_counted_for_evict", 0);
+  s.add("mem_replication_backlog", 0);
+  s.add("mem_total_replication_buffers", 0);
+  s.add("mem_clients_slaves", 0);
+  s.add("mem_clients_normal", clients);
+  s.add("mem_cluster_links", 0);
+  s.add("mem_aof_buffer", 0);
+  s.add("mem_allocator", "libc");
+  s.add("active_defrag_running", 0);
+  s.add("lazyfree_pending_objects", 0);
+  s.add("lazyfreed_objects", 0);
+}
+
+void persistence_section(Context& ctx, Section& s) {
+  PersistenceInfo p = persistence_info(ctx.server);
+  s.add("loading", p.loading ? 1 : 0);
+  s.add("async_loading", 0);
+  s.add("current_cow_peak", 0);
+  s.add("current_cow_size", 0);
+  s.add("current_cow_size_age", 0);
+  s.add("current_fork_perc", "0.00");
+  s.add("current_save_keys_processed", 0);
+  s.add("current_save_keys_total", 0);
+  // streamd has no RDB snapshots: nothing is ever saved or pending.
+  s.add("rdb_changes_since_last_save", 0);
+  s.add("rdb_bgsave_in_progress", 0);
+  s.add("rdb_last_save_time", ctx.server.start_ms() / 1000);
+  s.add("rdb_last_bgsave_status", "ok");
+  s.add("rdb_last_bgsave_time_sec", -1);
+  s.add("rdb_current_bgsave_time_sec", -1);
+  s.add("rdb_saves", 0);
+  s.add("rdb_last_cow_size", 0);
+  s.add("rdb_last_load_keys_expired", 0);
+  s.add("rdb_last_load_keys_loaded", 0);
+  s.add("aof_enabled", p.aof_enabled ? 1 : 0);
+  s.add("aof_rewrite_in_progress", p.aof_rewrite_in_progress ? 1 : 0);
+  s.add("aof_rewrite_scheduled", p.aof_rewrite_scheduled ? 1 : 0);
+  s.add("aof_last_rewrite_time_sec", p.aof_last_rewrite_time_sec);
+  s.add("aof_current_rewrite_time_sec", p.aof_current_rewrite_time_sec);
+  s.add("aof_last_bgrewrite_status", p.aof_last_bgrewrite_ok ? "ok" : "err");
+  s.add("aof_rewrites", p.aof_rewrites);
+  s.add("aof_rewrites_consecutive_failures", p.aof_rewrites_consecutive_failures);
+  s.add("aof_last_write_status", p.aof_last_write_ok ? "ok" : "err");
+  s.add("aof_last_cow_size", p.aof_last_cow_size);
+  s.add("module_fork_in_progress", 0);
+  s.add("module_fork_last_cow_size", 0);
+  if (p.aof_enabled) {
+    s.add("aof_current_size", p.aof_current_size);
+    s.add("aof_base_size", p.aof_base_size);
+    s.add("aof_pending_rewrite", p.aof_pending_rewrite ? 1 : 0);
+    s.add("aof_buffer_length", p.aof_buffer_length);
+    s.add("aof_pending_bio_fsync", p.aof_pending_bio_fsync);
+    s.add("aof_delayed_fsync", p.aof_delayed_fsync);
+  }
+  if (p.loading) {
+    int64_t now_s = ctx.server.clock().now_ms() / 1000;
+    double perc = p.loading_total_bytes ? 100.0 * static_cast<double>(p.loading_loaded_bytes) /
+                                              static_cast<double>(p.loading_total_bytes)
+                                        : 0;
+    s.add("loading_start_time", p.loading_start_time);
+    s.add("loading_total_bytes", p.loading_total_bytes);
+    s.add("loading_rdb_used_mem", 0);
+    s.add("loading_loaded_bytes", p.loading_loaded_bytes);
+    s.add("loading_loaded_perc", fmt::format("{:.2f}", perc));
+    s.add(
+        "loading_eta_seconds",
+        perc > 0 ? static_cast<int64_t>((now_s - p.loading_start_time) * (100 - perc) / perc) : 1);
+  }
+}
+
+void stats_section(Context& ctx, Section& s) {
+  const Stats& st = ctx.server.stats();
+  s.add("total_connections_received", st.total_connections);
+  s.add("total_commands_processed", st.total_commands);
+  s.add("instantaneous_ops_per_sec", static_cast<long long>(st.ops_per_sec()));
+  s.add("total_net_input_bytes", st.net_input_bytes);
+  s.add("total_net_output_bytes", st.net_output_bytes);
+  s.add("total_net_repl_input_bytes", 0);
+  s.add("total_net_repl_output_bytes", 0);
+  s.add("instantaneous_input_kbps", "0.00");
+  s.add("instantaneous_output_kbps", "0.00");
+  s.add("instantaneous_input_repl_kbps", "0.00");
+  s.add("instantaneous_output_repl_kbps", "0.00");
+  s.add("rejected_connections", st.rejected_connections);
+  s.add("sync_full", 0);
+  s.add("sync_partial_ok", 0);
+  s.add("sync_partial_err", 0);
+  s.add("expired_keys", st.expired_keys);
+  s.add("expired_stale_perc", "0.00");
+  s.add("expired_time_cap_reached_count", 0);
+  s.add("expire_cycle_cpu_milliseconds", 0);
+  s.add("evicted_keys", 0);
+  s.add("evicted_clients", 0);
+  s.add("total_eviction_exceeded_time", 0);
+  s.add("current_eviction_exceeded_time", 0);
+  s.add("keyspace_hits", st.keyspace_hits);
+  s.add("keyspace_misses", st.keyspace_misses);
+  s.add("pubsub_channels", 0);
+  s.add("pubsub_patterns", 0);
+  s.add("pubsubshard_channels", 0);
+  PersistenceInfo pi = persistence_info(ctx.server);
+  s.add("latest_fork_usec", pi.latest_fork_usec);
+  s.add("total_forks", pi.total_forks);
+  s.add("migrate_cached_sockets", 0);
+  s.add("slave_expires_tracked_keys", 0);
+  s.add("active_defrag_hits", 0);
+  s.add("active_defrag_misses", 0);
+  s.add("active_defrag_key_hits", 0);
+  s.add("active_defrag_key_misses", 0);
+  s.add("total_active_defrag_time", 0);
+  s.add("current_active_defrag_time", 0);
+  s.add("tracking_total_keys", 0);
+  s.add("tracking_total_items", 0);
+  s.add("tracking_total_prefixes", 0);
+  s.add("unexpected_error_replies", 0);
+  s.add("total_error_replies", st.total_error_replies);
+  s.add("dump_payload_sanitizations", 0);
+  s.add("io_threaded_reads_processed", 0);
+  s.add("io_threaded_writes_processed", 0);
+}
+
+void replication_section(Context&, Section& s) {
+  s.add("role", "master");
+  s.add("connected_slaves", 0);
+  s.add("master_failover_state", "no-failover");
+  s.add("master_replid", master_replid());
+  s.add("master_replid2", std::string(40, '0'));
+  s.add("master_repl_offset", 0);
+  s.add("second_repl_offset", -1);
+  s.add("repl_backlog_active", 0);
+  s.add("repl_backlog_size", 1048576);
+  s.add("repl_backlog_first_byte_offset", 0);
+  s.add("repl_backlog_histlen", 0);
+}
+
+void cpu_section(Context&, Section& s) {
+  struct rusage self {
+  }, children{}, thread{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  getrusage(RUSAGE_THREAD, &thread);  // INFO runs on the engine thread
+  s.add("used_cpu_sys", fmt::format("{:.6f}", tv_seconds(self.ru_stime)));
+  s.add("used_cpu_user", fmt::format("{:.6f}", tv_seconds(self.ru_utime)));
+  s.add("used_cpu_sys_children", fmt::format("{:.6f}", tv_seconds(children.ru_stime)));
+  s.add("used_cpu_user_children", fmt::format("{:.6f}", tv_seconds(children.ru_utime)));
+  s.add("used_cpu_sys_main_thread", fmt::format("{:.6f}", tv_seconds(thread.ru_stime)));
+  s.add("used_cpu_user_main_thread", fmt::format("{:.6f}", tv_seconds(thread.ru_utime)));
+}
+
+void modules_section(Context&, Section&) {}
+
+void commandstats_section(Context& ctx, Section& s) {
+  for (const auto& [name, cs] : ctx.server.stats().commands) {
+    if (cs.calls == 0 && cs.failed_calls == 0 && cs.rejected_calls == 0) continue;
+    double per_call = cs.calls ? static_cast<double>(cs.usec) / static_cast<double>(cs.calls) : 0;
+    s.add("cmdstat_" + name,
+          fmt::format("calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}",
+                      cs.calls, cs.usec, per_call, cs.rejected_calls, cs.failed_calls));
+  }
+}
+
+void errorstats_section(Context& ctx, Section& s) {
+  for (const auto& [code, count] : ctx.server.stats().errors) {
+    s.add("errorstat_" + code, fmt::format("count={}", count));
+  }
+}
+
+// streamd keeps no per-command latency histograms: the section is present and empty.
+void latencystats_section(Context&, Section&) {}
+
+void cluster_section(Context&, Section& s) {
+  s.add("cluster_enabled", 0);
+}
+
+void keyspace_section(Context& ctx, Section& s) {
+  auto& ks = ctx.server.keyspace();
+  for (int i = 0; i < ks.databases(); ++i) {
+    auto& db = ks.db(i);
+    if (db.size() == 0) continue;
+    s.add(fmt::format("db{}", i),
+          fmt::format("keys={},expires={},avg_ttl={}", db.size(), db.expires(), db.avg_ttl_ms()));
+  }
+}
+
+struct SectionDef {
+  std::string_view name;  // lowercase, as INFO arguments name it
+  std::string_view title;
+  bool in_default;
+  void (*write)(Context&, Section&);
+};
+
+constexpr SectionDef kSections[] = {
+    {"server", "Server", true, server_section},
+    {"clients", "Clients", true, clients_section},
+    {"memory", "Memory", true, memory_section},
+    {"persistence", "Persistence", true, persistence_section},
+    {"stats", "Stats", true, stats_section},
+    {"replication", "Replication", true, replication_section},
+    {"cpu", "CPU", true, cpu_section},
+    {"modules", "Modules", true, modules_section},
+    {"commandstats", "Commandstats", false, commandstats_section},
+    {"errorstats", "Errorstats", true, errorstats_section},
+    {"latencystats", "Latencystats", false, latencystats_section},
+    {"cluster", "Cluster", true, cluster_section},
+    {"keyspace", "Keyspace", true, keyspace_section},
+};
+
+}  // namespace
+
+void record_startup_memory() {
+  if (g_startup_memory == 0) g_startup_memory = allocated_bytes();
+}
+
+std::string info_text(Context& ctx, std::span<const std::string_view> sections) {
+  bool wanted[std::size(kSections)] = {};
+  auto select_default = [&] {
+    for (std::size_t i = 0; i < std::size(kSections); ++i) wanted[i] |= kSections[i].in_default;
+  };
+  if (sections.empty()) select_default();
+  for (std::string_view arg : sections) {
+    if (iequals(arg, "default")) {
+      select_default();
+    } else if (iequals(arg, "all") || iequals(arg, "everything")) {
+      for (bool& w : wanted) w = true;
+    } else {
+      for (std::size_t i = 0; i < std::size(kSections); ++i) {
+        if (iequals(arg, kSections[i].name)) wanted[i] = true;
+      }
+    }
+  }
+  std::string out;
+  bool first = true;
+  for (std::size_t i = 0; i < std::size(kSections); ++i) {
+    if (!wanted[i]) continue;
+    if (!first) out += "\r\n";
+    first = false;
+    out += "# ";
+    out += kSections[i].title;
+    out += "\r\n";
+    Section s(out);
+    kSections[i].write(ctx, s);
+  }
+  return out;
+}
+
+void info(Context& ctx) {
+  ctx.reply.verbatim(info_text(ctx, ctx.argv.subspan(1)));
+}
+
+}  // namespace streamd::cmd

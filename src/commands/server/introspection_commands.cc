@@ -1,0 +1,307 @@
+// COMMAND and its subcommands: COUNT, INFO, DOCS, LIST, GETKEYS, GETKEYSANDFLAGS, HELP.
+//
+// Arity, flags, key positions and ACL categories come from the command table; tips, key specs and
+// documentation come from Redis's own replies (streamd/commands/introspection.h). Commands and
+// subcommands are listed sorted by name.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/server/introspection.h"
+#include "streamd/config/glob.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// Rows sorted by name. (redis-server lists commands in the order of a hash table with a random
+// per-process seed, so clients cannot rely on any order; sorting keeps replies stable.)
+std::vector<const CommandSpec*> ordered(const std::vector<CommandSpec>& rows) {
+  std::vector<const CommandSpec*> out;
+  for (const auto& r : rows) out.push_back(&r);
+  std::sort(out.begin(), out.end(),
+            [](const CommandSpec* a, const CommandSpec* b) { return a->name < b->name; });
+  return out;
+}
+
+// "client|list" or "get", case-insensitive; nullptr if unknown.
+const CommandSpec* lookup_full_name(std::string_view name) {
+  std::size_t bar = name.find('|');
+  const CommandSpec* top = CommandTable::instance().find(name.substr(0, bar));
+  if (!top || bar == std::string_view::npos) return top;
+  std::string_view sub = name.substr(bar + 1);
+  if (sub.find('|') != std::string_view::npos) return nullptr;
+  return CommandTable::find_sub(*top, sub);
+}
+
+void write_info(resp::ReplyWriter& w, const CommandSpec& spec) {
+  w.array(10);
+  w.bulk(spec.full_name);
+  w.integer(spec.arity);
+  auto flags = docs::flag_names(spec.flags);
+  w.set(flags.size());
+  for (auto f : flags) w.simple(f);
+  w.integer(spec.first_key);
+  w.integer(spec.last_key);
+  w.integer(spec.step);
+  auto cats = docs::acl_categories(spec);
+  w.set(cats.size());
+  for (const auto& c : cats) w.simple(c);
+  const docs::CommandDoc* d = docs::find(spec.full_name);
+  if (d) {
+    docs::replay(d->info_tail, w);
+  } else {
+    w.set(0);  // tips
+    w.set(0);  // key specs
+  }
+  // Redis 7.0 sends an empty set for "no subcommands" and an array otherwise.
+  if (spec.subcommands.empty()) {
+    w.set(0);
+  } else {
+    w.array(spec.subcommands.size());
+    for (const CommandSpec* sub : ordered(spec.subcommands)) write_info(w, *sub);
+  }
+}
+
+void write_docs(resp::ReplyWriter& w, const CommandSpec& spec) {
+  const docs::CommandDoc* d = docs::find(spec.full_name);
+  std::size_t pairs = d ? d->doc_pairs : 0;
+  bool subs = !spec.subcommands.empty();
+  w.map(pairs + (subs ? 1 : 0));
+  if (d) docs::replay(d->doc_body, w);
+  if (subs) {
+    w.bulk("subcommands");
+    w.map(spec.subcommands.size());
+    for (const CommandSpec* sub : ordered(spec.subcommands)) {
+      w.bulk(sub->full_name);
+      write_docs(w, *sub);
+    }
+  }
+}
+
+void command_all(Context& ctx) {
+  auto rows = ordered(CommandTable::instance().all());
+  ctx.reply.array(rows.size());
+  for (const CommandSpec* r : rows) write_info(ctx.reply, *r);
+}
+
+void command_count(Context& ctx) {
+  ctx.reply.integer(static_cast<long long>(CommandTable::instance().all().size()));
+}
+
+void command_info(Context& ctx) {
+  if (ctx.argc() == 2) return command_all(ctx);
+  ctx.reply.array(ctx.argc() - 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const CommandSpec* spec = lookup_full_name(ctx.arg(i));
+    if (spec) {
+      write_info(ctx.reply, *spec);
+    } else {
+      ctx.reply.null();
+    }
+  }
+}
+
+void command_docs(Context& ctx) {
+  if (ctx.argc() == 2) {
+    auto rows = ordered(CommandTable::instance().all());
+    ctx.reply.map(rows.size());
+    for (const CommandSpec* r : rows) {
+      ctx.reply.bulk(r->full_name);
+      write_docs(ctx.reply, *r);
+    }
+    return;
+  }
+  std::vector<const CommandSpec*> found;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    if (const CommandSpec* spec = lookup_full_name(ctx.arg(i))) found.push_back(spec);
+  }
+  ctx.reply.map(found.size());
+  for (const CommandSpec* spec : found) {
+    ctx.reply.bulk(spec->full_name);
+    write_docs(ctx.reply, *spec);
+  }
+}
+
+bool has_acl_category(const CommandSpec& spec, std::string_view cat) {
+  for (const auto& c : docs::acl_categories(spec)) {
+    if (iequals(std::string_view(c).substr(1), cat)) return true;
+  }
+  return false;
+}
+
+void command_list(Context& ctx) {
+  enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
+  std::string_view value;
+  if (ctx.argc() == 5 && iequals(ctx.arg(2), "filterby")) {
+    value = ctx.arg(4);
+    if (iequals(ctx.arg(3), "module")) {
+      filter = Filter::kModule;
+    } else if (iequals(ctx.arg(3), "aclcat")) {
+      filter = Filter::kAclCat;
+    } else if (iequals(ctx.arg(3), "pattern")) {
+      filter = Filter::kPattern;
+    } else {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.reply.error(errors::kSyntax);
+  }
+  auto matches = [&](const CommandSpec& spec) {
+    switch (filter) {
+      case Filter::kNone:
+        return true;
+      case Filter::kModule:
+        return false;  // streamd has no modules
+      case Filter::kAclCat:
+        return has_acl_category(spec, value);
+      case Filter::kPattern:
+        return config::glob_match(value, spec.full_name, true);
+    }
+    return false;
+  };
+  std::vector<std::string_view> names;
+  for (const CommandSpec* top : ordered(CommandTable::instance().all())) {
+    if (matches(*top)) names.push_back(top->full_name);
+    for (const CommandSpec* sub : ordered(top->subcommands)) {
+      if (matches(*sub)) names.push_back(sub->full_name);
+    }
+  }
+  ctx.reply.array(names.size());
+  for (auto n : names) ctx.reply.bulk(n);
+}
+
+// The row a command line (argv[2...] of COMMAND GETKEYS) runs, after Redis's checks.
+const CommandSpec* getkeys_target(Context& ctx, std::span<const std::string_view> line) {
+  const CommandSpec* spec = CommandTable::instance().find(line[0]);
+  if (spec && !spec->subcommands.empty()) {
+    spec = line.size() >= 2 ? CommandTable::find_sub(*spec, line[1]) : nullptr;
+  }
+  if (!spec) {
+    ctx.reply.error(errors::kInvalidCommandSpecified);
+    return nullptr;
+  }
+  auto n = static_cast<long long>(line.size());
+  if (spec->arity > 0 ? n != spec->arity : n < -spec->arity) {
+    ctx.reply.error(errors::kInvalidArgumentCount);
+    return nullptr;
+  }
+  return spec;
+}
+
+void command_getkeys(Context& ctx) {
+  auto line = ctx.argv.subspan(2);
+  const CommandSpec* spec = getkeys_target(ctx, line);
+  if (!spec) return;
+  std::vector<int> keys = CommandTable::key_positions(*spec, line);
+  if (keys.empty()) return ctx.reply.error(errors::kNoKeyArguments);
+  ctx.reply.array(keys.size());
+  for (int k : keys) ctx.reply.bulk(line[static_cast<std::size_t>(k)]);
+}
+
+// Key specs marked variable_flags depend on the arguments; Redis resolves them per command. Of
+// streamd's commands only SET has one: with GET the key is read and written, else overwritten.
+std::vector<std::string> variable_key_flags(const CommandSpec& spec,
+                                            std::span<const std::string_view> line) {
+  if (spec.full_name == "set") {
+    for (std::size_t i = 3; i < line.size(); ++i) {
+      if (iequals(line[i], "get")) return {"RW", "access", "update"};
+    }
+    return {"OW", "update"};
+  }
+  return {};
+}
+
+void command_getkeysandflags(Context& ctx) {
+  auto line = ctx.argv.subspan(2);
+  const CommandSpec* spec = getkeys_target(ctx, line);
+  if (!spec) return;
+  std::vector<int> keys = CommandTable::key_positions(*spec, line);
+  if (keys.empty()) return ctx.reply.error(errors::kNoKeyArguments);
+  // Each key gets the flags of the key spec that selects its position.
+  std::vector<docs::KeySpec> specs;
+  if (const docs::CommandDoc* d = docs::find(spec->full_name)) specs = docs::key_specs(*d);
+  std::vector<std::vector<int>> selected;
+  for (const auto& ks : specs) selected.push_back(docs::evaluate(ks, line));
+  ctx.reply.array(keys.size());
+  for (int k : keys) {
+    const std::vector<std::string>* flags = nullptr;
+    for (std::size_t i = 0; i < specs.size() && !flags; ++i) {
+      if (std::find(selected[i].begin(), selected[i].end(), k) != selected[i].end()) {
+        flags = &specs[i].flags;
+      }
+    }
+    if (!flags && !specs.empty()) flags = &specs.front().flags;
+    std::vector<std::string> resolved;
+    if (flags && std::find(flags->begin(), flags->end(), "variable_flags") != flags->end()) {
+      resolved = variable_key_flags(*spec, line);
+      flags = &resolved;
+    }
+    ctx.reply.array(2);
+    ctx.reply.bulk(line[static_cast<std::size_t>(k)]);
+    ctx.reply.set(flags ? flags->size() : 0);
+    if (flags) {
+      for (const auto& f : *flags) ctx.reply.simple(f);
+    }
+  }
+}
+
+void command_help(Context& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+constexpr uint32_t kCmdFlags = kLoading | kStale;
+constexpr std::string_view kCmdAcl = "slow connection";
+
+}  // namespace
+
+void register_introspection_commands(CommandTable& t) {
+  t.add({.name = "command",
+         .arity = -1,
+         .flags = kCmdFlags,
+         .acl_categories = kCmdAcl,
+         .first_key = 0,
+         .last_key = 0,
+         .step = 0,
+         .handler = command_all,
+         .subcommands =
+             {
+                 {"count", 2, kCmdFlags, kCmdAcl, 0, 0, 0, command_count},
+                 {"docs", -2, kCmdFlags, kCmdAcl, 0, 0, 0, command_docs},
+                 {"getkeys", -4, kCmdFlags, kCmdAcl, 0, 0, 0, command_getkeys},
+                 {"getkeysandflags", -4, kCmdFlags, kCmdAcl, 0, 0, 0, command_getkeysandflags},
+                 {"help", 2, kCmdFlags, kCmdAcl, 0, 0, 0, command_help},
+                 {"info", -2, kCmdFlags, kCmdAcl, 0, 0, 0, command_info},
+                 {"list", -2, kCmdFlags, kCmdAcl, 0, 0, 0, command_list},
+             },
+         .group = "server"});
+}
+
+}  // namespace streamd::cmd

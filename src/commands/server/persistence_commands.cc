@@ -1,0 +1,87 @@
+// BGREWRITEAOF and WAITAOF (7.2). streamd has no replicas: WAITAOF answers at once with the
+// local count and 0 replicas instead of waiting out its timeout for replicas that cannot exist.
+#include "streamd/commands/server/persistence_commands.h"
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+void bgrewriteaof(Context& ctx) {
+  Persistence* p = ctx.server.persistence();
+  if (!p) {
+    ctx.reply.error(errors::kAofRewriteFailed);
+    return;
+  }
+  switch (p->start_rewrite(ctx.session.executing)) {
+    case Persistence::RewriteStart::kStarted:
+      ctx.reply.simple("Background append only file rewriting started");
+      break;
+    case Persistence::RewriteStart::kScheduled:
+      ctx.reply.simple("Background append only file rewriting scheduled");
+      break;
+    case Persistence::RewriteStart::kAlreadyInProgress:
+      ctx.reply.error(errors::kAofRewriteInProgress);
+      break;
+    case Persistence::RewriteStart::kFailed:
+      ctx.reply.error(errors::kAofRewriteFailed);
+      break;
+  }
+}
+
+void waitaof(Context& ctx) {
+  auto numlocal = parse_int(ctx.arg(1));
+  auto numreplicas = parse_int(ctx.arg(2));
+  if (!numlocal || !numreplicas) {
+    ctx.reply.error(errors::kNotInteger);
+    return;
+  }
+  auto timeout = parse_int(ctx.arg(3));
+  if (!timeout) {
+    ctx.reply.error(errors::kTimeoutNotInteger);
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.reply.error(errors::kTimeoutNegative);
+    return;
+  }
+  Persistence* p = ctx.server.persistence();
+  bool enabled = p && p->aof_enabled();
+  if (*numlocal && !enabled) {
+    ctx.reply.error(errors::kWaitaofAppendonlyOff);
+    return;
+  }
+  // Everything this client wrote before WAITAOF: fsynced now if it was not yet.
+  bool local = enabled && p->fsync_through(ctx.session.propagation_ticket);
+  ctx.reply.array(2);
+  ctx.reply.integer(local ? 1 : 0);
+  ctx.reply.integer(0);
+}
+
+}  // namespace
+
+PersistenceInfo persistence_info(Server& server) {
+  Persistence* p = server.persistence();
+  return p ? p->info() : PersistenceInfo{};
+}
+
+void register_persistence_commands(CommandTable& t) {
+  t.add({"bgrewriteaof",
+         1,
+         kAdmin | kNoAsyncLoading | kNoScript,
+         "admin slow dangerous",
+         0,
+         0,
+         0,
+         bgrewriteaof,
+         {},
+         nullptr,
+         "server"});
+  t.add({"waitaof", 4, kNoScript, "slow connection", 0, 0, 0, waitaof, {}, nullptr, "generic"});
+}
+
+}  // namespace streamd::cmd

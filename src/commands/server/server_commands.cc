@@ -1,0 +1,281 @@
+// Server commands: INFO (info_command.cc), CONFIG (config_command.cc), TIME, DEBUG, FUNCTION
+// FLUSH, SLOWLOG, MONITOR, SHUTDOWN and WAIT, with redis-server 7.0.15's replies.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/server/config_command.h"
+#include "streamd/commands/server/info.h"
+#include "streamd/commands/server/monitor.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+void time_cmd(Context& ctx) {
+  int64_t us = ctx.server.clock().now_us();
+  ctx.reply.array(2);
+  ctx.reply.bulk_integer(us / 1000000);
+  ctx.reply.bulk_integer(us % 1000000);
+}
+
+// ---- DEBUG --------------------------------------------------------------------------------------
+
+void debug_help(Context& ctx) {
+  // The subcommands streamd implements, worded as Redis 7.0.15's DEBUG HELP words them.
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LOG <message>",
+      "    Write <message> to the server log.",
+      "PROTOCOL <type>",
+      "    Reply with a test value of the specified type. <type> can be: string,",
+      "    integer, double, bignum, null, array, set, map, verbatim, true, false.",
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds>. Decimals allowed.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+void debug_protocol(Context& ctx, std::string_view type) {
+  auto& w = ctx.reply;
+  if (iequals(type, "string")) {
+    w.bulk("Hello World");
+  } else if (iequals(type, "integer")) {
+    w.integer(12345);
+  } else if (iequals(type, "double")) {
+    w.dbl(3.141);
+  } else if (iequals(type, "bignum")) {
+    w.big_number("1234567999999999999999999999999999999");
+  } else if (iequals(type, "null")) {
+    w.null();
+  } else if (iequals(type, "array") || iequals(type, "set")) {
+    if (iequals(type, "array")) {
+      w.array(3);
+    } else {
+      w.set(3);
+    }
+    for (int j = 0; j < 3; ++j) w.integer(j);
+  } else if (iequals(type, "map")) {
+    w.map(3);
+    for (int j = 0; j < 3; ++j) {
+      w.integer(j);
+      w.boolean(j == 1);
+    }
+  } else if (iequals(type, "verbatim")) {
+    w.verbatim("This is a verbatim\nstring");
+  } else if (iequals(type, "true") || iequals(type, "false")) {
+    w.boolean(iequals(type, "true"));
+  } else if (iequals(type, "attrib") || iequals(type, "push")) {
+    // Attributes and out-of-band pushes are not part of streamd's reply writer.
+    w.error(errors::debug_protocol_unsupported(type));
+  } else {
+    w.error(errors::kDebugProtocolType);
+  }
+}
+
+void debug(Context& ctx) {
+  if (!debug_allowed(ctx)) return ctx.reply.error(errors::kDebugNotAllowed);
+  std::string_view sub = ctx.arg(1);
+  if (iequals(sub, "help") && ctx.argc() == 2) return debug_help(ctx);
+  if (iequals(sub, "sleep") && ctx.argc() == 3) {
+    // As Redis: strtod, so garbage sleeps 0 seconds; negative values do not sleep.
+    std::string text(ctx.arg(2));
+    double seconds = std::strtod(text.c_str(), nullptr);
+    if (seconds > 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
+    }
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "log") && ctx.argc() == 3) {
+    spdlog::warn("DEBUG LOG: {}", ctx.arg(2));
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "protocol") && ctx.argc() == 3) return debug_protocol(ctx, ctx.arg(2));
+  ctx.reply.error(errors::unknown_subcommand_or_arity(sub, "DEBUG"));
+}
+
+// ---- FUNCTION -----------------------------------------------------------------------------------
+
+// streamd has no functions, so there is never anything to flush.
+void function_flush(Context& ctx) {
+  if (ctx.argc() > 3)
+    return ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "FUNCTION"));
+  if (ctx.argc() == 3 && !iequals(ctx.arg(2), "async") && !iequals(ctx.arg(2), "sync")) {
+    return ctx.reply.error(errors::kFunctionFlushMode);
+  }
+  ctx.reply.ok();
+}
+
+// ---- SLOWLOG ------------------------------------------------------------------------------------
+
+void slowlog_get(Context& ctx) {
+  long long count = 10;
+  if (ctx.argc() > 3) {
+    return ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "SLOWLOG"));
+  }
+  if (ctx.argc() == 3) {
+    auto n = parse_int(ctx.arg(2));
+    if (!n || *n < -1) return ctx.reply.error(errors::kSlowlogCount);
+    count = *n;
+  }
+  const auto& log = ctx.server.stats().slowlog;
+  std::size_t n = count < 0 ? log.size() : std::min(log.size(), static_cast<std::size_t>(count));
+  ctx.reply.array(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SlowlogEntry& e = log[i];
+    ctx.reply.array(6);
+    ctx.reply.integer(static_cast<long long>(e.id));
+    ctx.reply.integer(e.time_s);
+    ctx.reply.integer(e.duration_us);
+    ctx.reply.array(e.argv.size());
+    for (const auto& a : e.argv) ctx.reply.bulk(a);
+    ctx.reply.bulk(e.addr);
+    ctx.reply.bulk(e.name);
+  }
+}
+
+void slowlog_len(Context& ctx) {
+  ctx.reply.integer(static_cast<long long>(ctx.server.stats().slowlog.size()));
+}
+
+void slowlog_reset(Context& ctx) {
+  ctx.server.stats().slowlog.clear();
+  ctx.reply.ok();
+}
+
+void slowlog_help(Context& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET [<count>]",
+      "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+      "    Entries are made of:",
+      "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+      "    client name",
+      "LEN",
+      "    Return the length of the slowlog.",
+      "RESET",
+      "    Reset the slowlog.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+// ---- MONITOR, SHUTDOWN, WAIT
+// ---------------------------------------------------------------------
+
+void monitor(Context& ctx) {
+  // Inside EXEC the client expects one reply per command, which a monitor cannot promise.
+  if (ctx.session.executing) return ctx.reply.error(errors::kMonitorDenyBlocking);
+  // Already monitoring: Redis ignores the command without a reply.
+  if (ctx.session.monitor) return;
+  start_monitor(ctx.server, ctx.session);
+  ctx.reply.ok();
+}
+
+void shutdown(Context& ctx) {
+  bool save = false, nosave = false, abort = false, now = false, force = false;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    std::string_view a = ctx.arg(i);
+    if (iequals(a, "nosave")) {
+      nosave = true;
+    } else if (iequals(a, "save")) {
+      save = true;
+    } else if (iequals(a, "now")) {
+      now = true;
+    } else if (iequals(a, "force")) {
+      force = true;
+    } else if (iequals(a, "abort")) {
+      abort = true;
+    } else {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  }
+  if ((abort && ctx.argc() != 2) || (save && nosave)) return ctx.reply.error(errors::kSyntax);
+  // streamd shuts down at once, so there is never a shutdown in progress to abort.
+  if (abort) return ctx.reply.error(errors::kNoShutdownInProgress);
+  if (!ctx.server.request_shutdown) return ctx.reply.error(errors::kShutdownFailed);
+  if (save) spdlog::warn("SHUTDOWN SAVE: streamd keeps no RDB snapshot, shutting down without one");
+  spdlog::warn("User requested shutdown...");
+  (void)now;
+  (void)force;
+  // As Redis, no reply: the server closes the connection as it exits.
+  ctx.session.close_after_reply = true;
+  ctx.server.request_shutdown();
+}
+
+// WAIT numreplicas timeout: streamd has no replicas, so no write is ever acknowledged by one.
+// Redis would block until the timeout when numreplicas > 0; streamd answers 0 at once.
+void wait_cmd(Context& ctx) {
+  auto replicas = parse_int(ctx.arg(1));
+  if (!replicas) return ctx.reply.error(errors::kNotInteger);
+  auto timeout = parse_int(ctx.arg(2));
+  if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
+  if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
+  ctx.reply.integer(0);
+}
+
+constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
+constexpr std::string_view kAdminAcl = "admin slow dangerous";
+
+}  // namespace
+
+void register_server_commands(CommandTable& t) {
+  record_startup_memory();
+  t.add({"info", -1, kLoading | kStale, "slow dangerous", 0, 0, 0, info, {}, nullptr, "server"});
+  t.add({"time", 1, kLoading | kStale | kFast, "fast", 0, 0, 0, time_cmd, {}, nullptr, "server"});
+  t.add({"debug", -2, kAdminFlags, kAdminAcl, 0, 0, 0, debug, {}, nullptr, "server"});
+  t.add({"monitor", 1, kAdminFlags, kAdminAcl, 0, 0, 0, monitor, {}, nullptr, "server"});
+  t.add({"shutdown",
+         -1,
+         kAdminFlags | kNoMulti | kAllowBusy,
+         kAdminAcl,
+         0,
+         0,
+         0,
+         shutdown,
+         {},
+         nullptr,
+         "server"});
+  t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
+  t.add({.name = "function",
+         .arity = -2,
+         .flags = 0,
+         .acl_categories = "slow",
+         .first_key = 0,
+         .last_key = 0,
+         .step = 0,
+         .handler = nullptr,
+         .subcommands = {{"flush", -2, kWrite | kNoScript, "write slow scripting", 0, 0, 0,
+                          function_flush}},
+         .group = "scripting"});
+  t.add({.name = "slowlog",
+         .arity = -2,
+         .flags = 0,
+         .acl_categories = "slow",
+         .first_key = 0,
+         .last_key = 0,
+         .step = 0,
+         .handler = nullptr,
+         .subcommands =
+             {
+                 {"get", -2, kAdmin | kLoading | kStale, kAdminAcl, 0, 0, 0, slowlog_get},
+                 {"help", 2, kLoading | kStale, "slow", 0, 0, 0, slowlog_help},
+                 {"len", 2, kAdmin | kLoading | kStale, kAdminAcl, 0, 0, 0, slowlog_len},
+                 {"reset", 2, kAdmin | kLoading | kStale, kAdminAcl, 0, 0, 0, slowlog_reset},
+             },
+         .group = "server"});
+  register_config_command(t);
+}
+
+}  // namespace streamd::cmd

@@ -1,0 +1,129 @@
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH.
+//
+// Dispatch does the queueing: inside MULTI every command except EXEC, DISCARD, MULTI, WATCH,
+// QUIT and RESET is answered +QUEUED, and a command rejected while queueing (unknown, wrong
+// arity...) sets Session::multi_error so EXEC answers EXECABORT. WATCH bookkeeping lives in the
+// Server: any write signalled through Server::signal_modified (by any client, by expiry, by
+// FLUSHDB/FLUSHALL/SWAPDB) sets Session::dirty_cas of the sessions watching that key.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// Ends the transaction state of a session: queue, flags and watched keys.
+void discard_transaction(Server& server, Session& s) {
+  s.queued.clear();
+  s.in_multi = false;
+  s.multi_error = false;
+  server.unwatch_all(s);  // also clears dirty_cas
+}
+
+// A WATCHed key that has expired since it was watched counts as modified, even if nothing has
+// deleted it yet: looking it up now runs the lazy expiry, whose notification marks the session
+// dirty.
+void expire_watched_keys(Context& ctx) {
+  auto watched = ctx.session.watched;  // the lookups may notify; iterate over a copy
+  for (const auto& [db, key] : watched) {
+    ctx.server.keyspace().db(db).find(key, false);
+  }
+}
+
+void multi_command(Context& ctx) {
+  if (ctx.session.in_multi) {
+    ctx.reply.error(errors::kMultiNested);
+    return;
+  }
+  ctx.session.in_multi = true;
+  ctx.reply.ok();
+}
+
+void exec_command(Context& ctx) {
+  Session& s = ctx.session;
+  if (!s.in_multi) {
+    ctx.reply.error(errors::kExecWithoutMulti);
+    return;
+  }
+  expire_watched_keys(ctx);
+  if (s.multi_error || s.dirty_cas) {
+    if (s.multi_error) {
+      ctx.reply.error(errors::kExecAbort);
+    } else {
+      ctx.reply.null_array();
+    }
+    discard_transaction(ctx.server, s);
+    return;
+  }
+  std::vector<std::vector<std::string>> queued = std::move(s.queued);
+  discard_transaction(ctx.server, s);  // unwatch first: our own writes must not matter
+
+  ctx.reply.array(queued.size());
+  std::string& out = ctx.reply.buffer();
+  s.executing = true;
+  std::vector<std::string_view> argv;
+  for (const auto& line : queued) {
+    argv.assign(line.begin(), line.end());
+    ctx.dispatcher.execute_queued(s, argv, out);
+  }
+  s.executing = false;
+}
+
+void discard_command(Context& ctx) {
+  if (!ctx.session.in_multi) {
+    ctx.reply.error(errors::kDiscardWithoutMulti);
+    return;
+  }
+  discard_transaction(ctx.server, ctx.session);
+  ctx.reply.ok();
+}
+
+void watch_command(Context& ctx) {
+  if (ctx.session.in_multi) {
+    ctx.reply.error(errors::kWatchInMulti);
+    return;
+  }
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    // Expire the key first: a key that is already logically gone is watched as missing, so its
+    // eventual deletion does not break the transaction (Redis remembers it as expired).
+    ctx.db().find(ctx.arg(i), false);
+    ctx.server.watch(ctx.session, ctx.session.db, ctx.arg(i));
+  }
+  ctx.reply.ok();
+}
+
+void unwatch_command(Context& ctx) {
+  ctx.server.unwatch_all(ctx.session);
+  ctx.reply.ok();
+}
+
+}  // namespace
+
+void register_transaction_commands(CommandTable& t) {
+  constexpr uint32_t kTxFlags = kNoScript | kLoading | kStale;
+  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, int first,
+                  int last, int step, Handler h) {
+    t.add(CommandSpec{.name = name,
+                      .arity = arity,
+                      .flags = flags,
+                      .acl_categories = acl,
+                      .first_key = first,
+                      .last_key = last,
+                      .step = step,
+                      .handler = h,
+                      .group = "transactions"});
+  };
+  row("multi", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, multi_command);
+  row("exec", 1, kTxFlags | kSkipSlowlog, "slow transaction", 0, 0, 0, exec_command);
+  row("discard", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, discard_command);
+  row("watch", -2, kTxFlags | kFast | kAllowBusy, "fast transaction", 1, -1, 1, watch_command);
+  row("unwatch", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, unwatch_command);
+}
+
+}  // namespace streamd::cmd

@@ -1,0 +1,386 @@
+// XREADGROUP (new entries with `>`, history with an ID, BLOCK), XCLAIM and XAUTOCLAIM: the
+// commands that hand entries to consumers. A blocking XREADGROUP that finds nothing parks with
+// the same command line; its re-run on a wake-up goes through this same handler, which also
+// answers NOGROUP or WRONGTYPE if the group or key went away meanwhile.
+#include <climits>
+#include <limits>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/group_render.h"
+#include "streamd/commands/stream/propagation.h"
+#include "streamd/commands/stream/read_budget.h"
+#include "streamd/commands/stream/support.h"
+#include "streamd/engine/consumer_group.h"
+
+namespace streamd::cmd {
+
+using engine::ConsumerGroup;
+using engine::Stream;
+using engine::StreamId;
+
+namespace {
+
+constexpr std::string_view kDollarInGroup =
+    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would "
+    "just return an empty result set.";
+constexpr std::string_view kPlusInGroup =
+    "ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would "
+    "just return an empty result set.";
+
+std::string fmt_nogroup_xreadgroup(std::string_view key, std::string_view group) {
+  return "NOGROUP No such key '" + std::string(key) + "' or consumer group '" + std::string(group) +
+         "' in XREADGROUP with GROUP option";
+}
+
+struct GroupRead {
+  Stream* stream = nullptr;
+  ConsumerGroup* group = nullptr;
+  bool new_entries = false;  // ">"
+  StreamId after;            // history: entries with ID > after
+};
+
+// MAXCOUNT/MAXSIZE with CLAIM: how many of the entries the claim phase would take (the same
+// walk as ConsumerGroup::claim_idle, up to `count`, 0 = no limit) the budget admits, each sized as
+// the four-element entry it is replied as; takes them from the budget, stops it when one is
+// refused. Pending entries gone from the stream are skipped (the claim drops them).
+std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle, std::size_t count,
+                      int64_t now_ms, ReadBudget& budget) {
+  std::vector<engine::FieldValue> fields;
+  auto int_size = [](long long v) { return std::to_string(v).size() + 3; };  // ":<v>\r\n"
+  std::size_t n = 0;
+  for (const engine::PendingEntry* e = g.time_index().head(); e; e = e->time_next) {
+    if (count != 0 && n == count) break;
+    const bool nacked = e->owner == nullptr;
+    if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    if (!s.lookup(e->id, fields)) continue;
+    std::size_t bytes = entry_reply_size(e->id, fields) +
+                        int_size(nacked ? -1 : now_ms - e->delivery_time_ms) +
+                        int_size(static_cast<long long>(e->delivery_count));
+    if (!budget.admits(bytes)) {
+      budget.stop();
+      break;
+    }
+    budget.take(bytes);
+    ++n;
+  }
+  return n;
+}
+
+void xreadgroup(Context& ctx) {
+  ReadArgs a;
+  if (!parse_read_args(ctx, true, a)) return;
+
+  std::vector<GroupRead> reads(a.nstreams);
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    std::string_view key = ctx.arg(a.streams_pos + i);
+    std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
+    bool replied = false;
+    if (ctx.rerun_deadline_ms >= 0) {
+      // A blocked XREADGROUP woken because its key or group went away gets Redis's wake-up
+      // errors rather than the ones of a fresh call.
+      engine::Entry* e = ctx.db().find(key);
+      if (!e || !e->value.is_stream()) {
+        ctx.reply.error("UNBLOCKED the stream key no longer exists");
+        return;
+      }
+      if (!e->value.stream().groups().find(a.group)) {
+        ctx.reply.error("NOGROUP the consumer group this client was blocked on no longer exists");
+        return;
+      }
+    }
+    Stream* s = find_stream(ctx, key, replied);
+    if (replied) return;
+    ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;
+    if (!g) {
+      ctx.reply.error(fmt_nogroup_xreadgroup(key, a.group));
+      return;
+    }
+    reads[i].stream = s;
+    reads[i].group = g;
+    if (id == "$") {
+      ctx.reply.error(kDollarInGroup);
+      return;
+    }
+    if (id == "+") {
+      ctx.reply.error(kPlusInGroup);
+      return;
+    }
+    if (id == ">") {
+      reads[i].new_entries = true;
+    } else if (!parse_strict_id_or_reply(ctx, id, reads[i].after)) {
+      return;
+    }
+  }
+
+  resp::ReplyWriter& w = ctx.reply;
+  std::size_t served = 0;
+  resp::ReplyWriter::Deferred d{};
+  // XREADGROUP itself never propagates: its deliveries do, as XCLAIM ... FORCE JUSTID.
+  ctx.propagate_nothing();
+  ReadBudget budget(static_cast<uint64_t>(a.maxcount), static_cast<uint64_t>(a.maxsize));
+  for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
+    GroupRead& r = reads[i];
+    std::string_view key = ctx.arg(a.streams_pos + i);
+    std::size_t count = static_cast<std::size_t>(a.count);
+    // CLAIM (only with `>`): first the NACKed and idle pending entries, oldest delivery first,
+    // then new entries, COUNT shared between the two (per stream, as COUNT always is).
+    const bool claim = a.claim && r.new_entries;
+    engine::ClaimIdleResult cr;
+    if (claim) {
+      std::size_t claim_count = count;
+      bool run = true;
+      if (budget.limited()) {
+        claim_count =
+            claim_fit(*r.stream, *r.group, a.claim_min_idle_ms, count, ctx.now_ms, budget);
+        run = claim_count != 0;  // 0 would mean "no limit" to the engine
+      }
+      if (run) {
+        cr = r.group->claim_idle(*r.stream, a.consumer, a.claim_min_idle_ms, claim_count,
+                                 ctx.now_ms);
+      }
+      for (StreamId id : cr.deleted) propagate_pel_drop(ctx, key, a.group, id);
+      for (const engine::GroupEntry& e : cr.claimed) {
+        propagate_delivery(ctx, key, a.group, a.consumer, e, false);
+      }
+      if (count != 0) count -= cr.claimed.size();  // what is left for new entries
+    }
+    const bool room = !budget.stopped() && (!claim || a.count == 0 || count != 0);
+    bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
+    // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
+    if (read && budget.limited()) {
+      std::size_t fit =
+          group_read_fit(*r.stream, *r.group, r.group->find_consumer(a.consumer), r.new_entries,
+                         r.after.next().value_or(StreamId::max()), count, budget);
+      if (fit == 0 && budget.stopped()) read = false;
+      if (fit != 0) count = fit;
+    }
+    // History reads are always served; `>` only when the stream has something new (or claimed).
+    if (!read && cr.claimed.empty()) {
+      if (budget.stopped()) break;
+      if (r.new_entries) continue;
+    }
+    auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
+    if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
+    consumer->mark_seen(ctx.now_ms);
+    engine::ReadResult rr;
+    if (!r.new_entries) {
+      rr = r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
+                                 count, ctx.now_ms);
+    } else if (read) {
+      rr = r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms);
+    }
+    for (const engine::GroupEntry& e : rr.entries) {
+      propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
+    }
+    if (rr.last_id_changed) propagate_group_position(ctx, key, *r.group);
+    if (served == 0) d = w.defer();
+    ++served;
+    w.pair();
+    w.bulk(ctx.arg(a.streams_pos + i));
+    if (claim) {
+      write_claim_delivery(w, cr.claimed, rr.entries);
+    } else {
+      write_delivery(w, rr.entries, false);
+    }
+  }
+  if (served) {
+    w.end_pair_map(d, served);
+    return;
+  }
+  if (!a.block || !ctx.may_block()) {
+    w.null_array();
+    return;
+  }
+  std::vector<std::pair<int, std::string>> keys;
+  for (std::size_t i = 0; i < a.nstreams; ++i) {
+    keys.emplace_back(ctx.session.db, std::string(ctx.arg(a.streams_pos + i)));
+  }
+  ctx.block(std::move(keys), a.deadline_ms, {});
+  if (a.claim) {
+    // Also wake when the first pending entry becomes claimable (a XADD, XNACK or XCLAIM to an
+    // older time wakes it through the keys as usual). Only CLAIM readers pay for this timer.
+    int64_t wake = 0;
+    for (const GroupRead& r : reads) {
+      if (!r.new_entries) continue;
+      std::optional<int64_t> t = r.group->next_claimable_ms(a.claim_min_idle_ms, ctx.now_ms);
+      if (t && (wake == 0 || *t < wake)) wake = *t;
+    }
+    if (wake != 0 && wake <= ctx.now_ms) wake = ctx.now_ms + 1;
+    // No timer when the timeout comes first (or never: min-idle-time near LLONG_MAX).
+    if (wake == std::numeric_limits<int64_t>::max() ||
+        (a.deadline_ms > 0 && wake >= a.deadline_ms)) {
+      wake = 0;
+    }
+    ctx.block_wake_ms = wake;
+  }
+}
+
+// XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
+ConsumerGroup* claim_group(Context& ctx, Stream*& s) {
+  bool replied = false;
+  s = find_stream(ctx, ctx.arg(1), replied);
+  if (replied) return nullptr;
+  ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
+  if (!g) ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+  return g;
+}
+
+void xclaim(Context& ctx) {
+  Stream* s = nullptr;
+  ConsumerGroup* g = claim_group(ctx, s);
+  if (!g) return;
+  auto min_idle = parse_int(ctx.arg(4));
+  if (!min_idle) {
+    ctx.reply.error("ERR Invalid min-idle-time argument for XCLAIM");
+    return;
+  }
+  // IDs run until the first argument that is not an ID; the rest are options.
+  std::vector<StreamId> ids;
+  std::size_t j = 5;
+  for (; j < ctx.argc(); ++j) {
+    auto id = engine::parse_strict_id(ctx.arg(j));
+    if (!id) break;
+    ids.push_back(*id);
+  }
+  engine::ClaimOptions opts;
+  opts.min_idle_ms = *min_idle < 0 ? 0 : *min_idle;
+  for (; j < ctx.argc(); ++j) {
+    bool more = j + 1 < ctx.argc();
+    std::string_view opt = ctx.arg(j);
+    if (iequals(opt, "force")) {
+      opts.force = true;
+    } else if (iequals(opt, "justid")) {
+      opts.justid = true;
+    } else if (iequals(opt, "idle") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid IDLE option argument for XCLAIM");
+        return;
+      }
+      opts.delivery_time_ms = ConsumerGroup::delivery_time_from_idle(ctx.now_ms, *v);
+    } else if (iequals(opt, "time") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid TIME option argument for XCLAIM");
+        return;
+      }
+      opts.delivery_time_ms = *v;
+    } else if (iequals(opt, "retrycount") && more) {
+      auto v = parse_int(ctx.arg(++j));
+      if (!v) {
+        ctx.reply.error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+        return;
+      }
+      if (*v >= 0) opts.retry_count = static_cast<uint64_t>(*v);
+    } else if (iequals(opt, "lastid") && more) {
+      StreamId last;
+      if (!parse_strict_id_or_reply(ctx, ctx.arg(++j), last)) return;
+      opts.last_id = last;
+    } else {
+      ctx.reply.error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
+      return;
+    }
+  }
+  engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
+  // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
+  if (opts.delivery_time_ms && !r.claimed.empty()) {
+    ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
+  }
+  write_delivery(ctx.reply, r.claimed, opts.justid);
+  ctx.propagate_nothing();
+  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
+  for (const engine::GroupEntry& e : r.claimed) {
+    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  }
+  if (r.last_id_changed) propagate_group_position(ctx, ctx.arg(1), *g);
+}
+
+void xautoclaim(Context& ctx) {
+  auto min_idle = parse_int(ctx.arg(4));
+  if (!min_idle) {
+    ctx.reply.error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
+    return;
+  }
+  auto start = engine::parse_range_start(ctx.arg(5));
+  if (!start) {
+    ctx.reply.error(errors::text(start.err()));
+    return;
+  }
+  long long count = 100;
+  bool justid = false;
+  for (std::size_t j = 6; j < ctx.argc(); ++j) {
+    std::string_view opt = ctx.arg(j);
+    if (iequals(opt, "count") && j + 1 < ctx.argc()) {
+      // Redis bounds COUNT so that COUNT * 10 attempts cannot overflow.
+      constexpr long long kMaxCount = LONG_MAX / 16;
+      auto v = parse_int(ctx.arg(j + 1));
+      if (!v || *v < 1 || *v > kMaxCount) {
+        ctx.reply.error("ERR COUNT must be > 0");
+        return;
+      }
+      count = *v;
+      ++j;
+    } else if (iequals(opt, "justid")) {
+      justid = true;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+  }
+  Stream* s = nullptr;
+  ConsumerGroup* g = claim_group(ctx, s);
+  if (!g) return;
+  engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
+                                           static_cast<std::size_t>(count), justid, ctx.now_ms);
+  ctx.propagate_nothing();
+  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
+  for (const engine::GroupEntry& e : r.claimed) {
+    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  }
+  resp::ReplyWriter& w = ctx.reply;
+  w.array(3);
+  write_id(w, r.next_cursor);
+  write_delivery(w, r.claimed, justid);
+  w.array(r.deleted.size());
+  for (StreamId id : r.deleted) write_id(w, id);
+}
+
+std::vector<int> xreadgroup_keys(std::span<const std::string_view> argv) {
+  return xread_keys(argv);
+}
+
+}  // namespace
+
+void register_stream_group_read_commands(CommandTable& t) {
+  t.add({"xreadgroup",
+         -7,
+         kWrite | kBlocking | kMovableKeys,
+         "write stream slow blocking",
+         0,
+         0,
+         0,
+         xreadgroup,
+         {},
+         xreadgroup_keys,
+         "stream"});
+  t.add(
+      {"xclaim", -6, kWrite | kFast, "write stream fast", 1, 1, 1, xclaim, {}, nullptr, "stream"});
+  t.add({"xautoclaim",
+         -6,
+         kWrite | kFast,
+         "write stream fast",
+         1,
+         1,
+         1,
+         xautoclaim,
+         {},
+         nullptr,
+         "stream"});
+}
+
+}  // namespace streamd::cmd

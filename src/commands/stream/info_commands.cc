@@ -1,0 +1,154 @@
+// XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS, XINFO HELP.
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/group_render.h"
+#include "streamd/commands/stream/support.h"
+#include "streamd/engine/idmp.h"
+
+namespace streamd::cmd {
+
+using engine::Stream;
+using engine::StreamId;
+
+namespace {
+
+void write_first_or_last(resp::ReplyWriter& w, const Stream& s, bool last) {
+  bool found = false;
+  auto visit = [&](StreamId id, std::span<const engine::FieldValue> fields) {
+    write_entry(w, id, fields);
+    found = true;
+  };
+  if (last) {
+    s.last_entry(visit);
+  } else {
+    s.first_entry(visit);
+  }
+  if (!found) w.null();
+}
+
+void xinfo_stream(Context& ctx) {
+  bool full = false;
+  long long count = 10;
+  if (ctx.argc() > 3) {
+    if (!iequals(ctx.arg(3), "full")) {
+      ctx.reply.error(errors::kSyntax);
+      return;
+    }
+    full = true;
+    if (ctx.argc() > 4) {
+      if (ctx.argc() != 6 || !iequals(ctx.arg(4), "count")) {
+        ctx.reply.error(errors::kSyntax);
+        return;
+      }
+      auto n = parse_int(ctx.arg(5));
+      if (!n) {
+        ctx.reply.error(errors::kNotInteger);
+        return;
+      }
+      count = *n < 0 ? 10 : *n;
+    }
+  }
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
+  // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
+  // XCFGSET); a stream that never did keeps the 7.x shape.
+  engine::IdmpTable* idmp = s->idmp();
+  if (idmp) idmp->expire_all(static_cast<uint64_t>(ctx.now_ms));
+  bool idmp_fields = idmp && (idmp->configured() || idmp->iids_added() != 0);
+  resp::ReplyWriter& w = ctx.reply;
+  w.map((full ? 9 : 10) + (idmp_fields ? 6 : 0));
+  w.bulk("length");
+  w.integer(static_cast<long long>(s->length()));
+  w.bulk("radix-tree-keys");
+  w.integer(static_cast<long long>(s->radix_tree_keys()));
+  w.bulk("radix-tree-nodes");
+  w.integer(static_cast<long long>(s->radix_tree_nodes()));
+  w.bulk("last-generated-id");
+  write_id(w, s->last_id());
+  w.bulk("max-deleted-entry-id");
+  write_id(w, s->max_deleted_entry_id());
+  w.bulk("entries-added");
+  w.integer(static_cast<long long>(s->entries_added()));
+  w.bulk("recorded-first-entry-id");
+  write_id(w, s->first_id());
+  if (idmp_fields) {
+    w.bulk("idmp-duration");
+    w.integer(idmp->duration_sec());
+    w.bulk("idmp-maxsize");
+    w.integer(idmp->maxsize());
+    w.bulk("pids-tracked");
+    w.integer(static_cast<long long>(idmp->pids_tracked()));
+    w.bulk("iids-tracked");
+    w.integer(static_cast<long long>(idmp->iids_tracked()));
+    w.bulk("iids-added");
+    w.integer(static_cast<long long>(idmp->iids_added()));
+    w.bulk("iids-duplicates");
+    w.integer(static_cast<long long>(idmp->iids_duplicates()));
+  }
+  if (!full) {
+    w.bulk("groups");
+    w.integer(static_cast<long long>(s->group_count()));
+    w.bulk("first-entry");
+    write_first_or_last(w, *s, false);
+    w.bulk("last-entry");
+    write_first_or_last(w, *s, true);
+    return;
+  }
+  w.bulk("entries");
+  write_range(w, *s, StreamId::min(), StreamId::max(), static_cast<std::size_t>(count),
+              engine::Direction::kForward);
+  w.bulk("groups");
+  write_groups_full(ctx, *s, static_cast<std::size_t>(count));
+}
+
+void xinfo_groups(Context& ctx) {
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
+  write_groups_summary(ctx, *s);
+}
+
+void xinfo_consumers(Context& ctx) {
+  Stream* s = existing_stream(ctx, ctx.arg(2));
+  if (!s) return;
+  write_consumers(ctx, *s, ctx.arg(3));
+}
+
+void xinfo_help(Context& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CONSUMERS <key> <groupname>",
+      "    Show consumers of <groupname>.",
+      "GROUPS <key>",
+      "    Show the stream consumer groups.",
+      "STREAM <key> [FULL [COUNT <count>]",
+      "    Show information about the stream.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (auto l : kLines) ctx.reply.simple(l);
+}
+
+}  // namespace
+
+void register_stream_info_commands(CommandTable& t) {
+  t.add({"xinfo",
+         -2,
+         0,
+         "slow",
+         0,
+         0,
+         0,
+         nullptr,
+         {
+             {"consumers", 4, kReadonly, "read stream slow", 2, 2, 1, xinfo_consumers},
+             {"groups", 3, kReadonly, "read stream slow", 2, 2, 1, xinfo_groups},
+             {"help", 2, kLoading | kStale, "stream slow", 0, 0, 0, xinfo_help},
+             {"stream", -3, kReadonly, "read stream slow", 2, 2, 1, xinfo_stream},
+         },
+         nullptr,
+         "stream"});
+}
+
+}  // namespace streamd::cmd

@@ -1,0 +1,141 @@
+// XDELEX and XACKDEL (Redis 8.2): deletes that know about consumer-group references, one integer
+// per requested ID in the reply (-1 no such entry, 1 deleted, 2 kept because referenced). The
+// reference rules live in the engine (stream_refs.h). Both propagate their own argv: replayed on
+// the same state they make the same decisions.
+#include <optional>
+#include <vector>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/support.h"
+#include "streamd/engine/consumer_group.h"
+#include "streamd/engine/stream_refs.h"
+
+namespace streamd::cmd {
+
+using engine::DeleteOutcome;
+using engine::RefPolicy;
+using engine::Stream;
+using engine::StreamId;
+
+namespace {
+
+struct RefDeleteArgs {
+  RefPolicy policy = RefPolicy::kKeepRef;
+  std::vector<StreamId> ids;
+};
+
+// [KEEPREF | DELREF | ACKED] IDS numids id... from argument `first` on, in any order. Every ID
+// is parsed before anything changes, so a bad one changes nothing. Replies and returns false on
+// error.
+bool parse_ref_delete(Context& ctx, std::size_t first, RefDeleteArgs& a) {
+  bool policy_given = false, ids_given = false;
+  for (std::size_t i = first; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    if (auto p = parse_ref_policy(opt); p && !policy_given) {
+      a.policy = *p;
+      policy_given = true;
+    } else if (iequals(opt, "ids") && !ids_given && i + 1 < ctx.argc()) {
+      auto n = parse_int(ctx.arg(i + 1));
+      if (!n || *n <= 0) {
+        ctx.reply.error(errors::kNumIdsNotPositive);
+        return false;
+      }
+      std::size_t numids = static_cast<std::size_t>(*n);
+      if (numids > ctx.argc() - i - 2) {
+        ctx.reply.error(errors::kNumIdsMismatch);
+        return false;
+      }
+      a.ids.resize(numids);
+      for (std::size_t k = 0; k < numids; ++k) {
+        if (!parse_strict_id_or_reply(ctx, ctx.arg(i + 2 + k), a.ids[k])) return false;
+      }
+      ids_given = true;
+      i += 1 + numids;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (!ids_given) {
+    ctx.reply.error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void reply_outcomes(Context& ctx, const std::vector<DeleteOutcome>& out) {
+  ctx.reply.array(out.size());
+  for (DeleteOutcome o : out) ctx.reply.integer(static_cast<long long>(o));
+}
+
+// Marks the command as a change (so it propagates its argv) when it deleted entries or dropped
+// PEL references.
+void note_changes(Context& ctx, std::string_view key, const Stream& s, uint64_t length_before,
+                  uint64_t pending_before) {
+  if (s.length() != length_before) {
+    ctx.modified(key);
+  } else if (total_pending(s) != pending_before) {
+    ctx.mark_dirty();
+  }
+}
+
+void xdelex(Context& ctx) {
+  RefDeleteArgs a;
+  if (!parse_ref_delete(ctx, 2, a)) return;
+  std::string_view key = ctx.arg(1);
+  bool replied = false;
+  Stream* s = find_stream(ctx, key, replied);
+  if (replied) return;
+  std::vector<DeleteOutcome> out(a.ids.size(), DeleteOutcome::kNotFound);
+  if (s) {
+    uint64_t length_before = s->length(), pending_before = total_pending(*s);
+    for (std::size_t i = 0; i < a.ids.size(); ++i) {
+      out[i] = engine::delete_entry(*s, a.ids[i], a.policy);
+    }
+    note_changes(ctx, key, *s, length_before, pending_before);
+  }
+  reply_outcomes(ctx, out);
+}
+
+void xackdel(Context& ctx) {
+  RefDeleteArgs a;
+  if (!parse_ref_delete(ctx, 3, a)) return;
+  std::string_view key = ctx.arg(1);
+  bool replied = false;
+  Stream* s = find_stream(ctx, key, replied);
+  if (replied) return;
+  engine::ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
+  std::vector<DeleteOutcome> out(a.ids.size(), DeleteOutcome::kNotFound);
+  // A missing key or group answers -1 for every ID, as XACK answers 0 rather than NOGROUP.
+  if (g) {
+    uint64_t length_before = s->length(), pending_before = total_pending(*s);
+    for (std::size_t i = 0; i < a.ids.size(); ++i) {
+      g->ack(std::span<const StreamId>(&a.ids[i], 1));
+      out[i] = engine::delete_entry(*s, a.ids[i], a.policy);
+    }
+    note_changes(ctx, key, *s, length_before, pending_before);
+  }
+  reply_outcomes(ctx, out);
+}
+
+}  // namespace
+
+void register_stream_ref_commands(CommandTable& t) {
+  t.add(
+      {"xdelex", -5, kWrite | kFast, "write stream fast", 1, 1, 1, xdelex, {}, nullptr, "stream"});
+  t.add({"xackdel",
+         -6,
+         kWrite | kFast,
+         "write stream fast",
+         1,
+         1,
+         1,
+         xackdel,
+         {},
+         nullptr,
+         "stream"});
+}
+
+}  // namespace streamd::cmd
