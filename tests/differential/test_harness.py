@@ -302,5 +302,50 @@ class RunnerDetectsDifferencesTest(unittest.TestCase):
         self.assertTrue(any("no reply was expected" in p for p in problems), problems)
 
 
+class VersionsRowTest(unittest.TestCase):
+    """The versions-row header lines and the golden file format (streamd_testlib/versions.py)."""
+
+    ROW = ('# XREAD + reads the last entry\n!since 7.4.0\n!source https://x "a title"\n'
+           'XADD s 1-1 a 1\n!differs\n!mask ids\nXREAD STREAMS s +\n')
+
+    def test_header_and_differs(self):
+        s = parse_script_text(self.ROW, Path("row.txt"))
+        self.assertEqual((s.since, s.source), ("7.4.0", 'https://x "a title"'))
+        self.assertEqual([st.differs for st in s.steps], [False, True])
+        self.assertEqual(s.steps[1].masks, ["ids"])
+
+    def test_differs_errors(self):
+        for text in ("!differs\n!send\nPING\n", "!differs\n!nocompare\nPING\n", "!differs\n",
+                     "PING\n!since 7.4.0\n", "!source\nPING\n"):
+            with self.assertRaises(ScriptError, msg=text):
+                parse_script_text(text)
+
+    def test_golden_round_trip(self):
+        import tempfile
+        from streamd_testlib.differential import Outcome
+        from streamd_testlib.versions import Reply1, read_golden, write_golden
+
+        s = parse_script_text(self.ROW, Path("row.txt"))
+        raws = [b"$3\r\n1-1\r\n", b"*1\r\n$4\r\n\"\\\x00\xff\r\n"]
+        new = [Reply1(f"{st.lineno}.1", st, Outcome(raw=r, reply=parse_reply(r)))
+               for st, r in zip(s.steps, raws)]
+        old = [new[0], Reply1(new[1].key, s.steps[1], Outcome(event="closed"))]
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "row.golden"
+            write_golden(path, ["header"], {2: (new, old)})
+            g = read_golden(path)
+        self.assertEqual(g.header, ["header"])
+        self.assertEqual([o["new"].raw for o in g.replies[2].values()], raws)
+        self.assertEqual(list(g.replies[2]["7.1"]), ["new", "old"])
+        self.assertEqual(g.replies[2]["7.1"]["old"].event, "closed")
+        self.assertNotIn("old", g.replies[2]["4.1"])  # 7.0.15's replies only where they differ
+
+    def test_every_row_is_a_row(self):
+        from streamd_testlib.versions import load_row, row_paths
+
+        for path in row_paths():
+            load_row(path)
+
+
 if __name__ == "__main__":
     runner.main()

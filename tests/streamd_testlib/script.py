@@ -105,12 +105,14 @@ class Send(Step):
     exact_count: bool = True  # False for !raw: we cannot know how many replies it produces
     masks: list[str] = field(default_factory=list)
     compare: bool = True
+    differs: bool = False  # !differs: a versions row's step where 7.0.15 answers otherwise
 
 
 @dataclass
 class Read(Step):
     masks: list[str] = field(default_factory=list)
     compare: bool = True
+    differs: bool = False
 
 
 @dataclass
@@ -142,6 +144,12 @@ class Script:
     fresh: bool = False
     server_args: list[str] = field(default_factory=list)
     description: str = ""
+    # Only in versions rows (tests/differential/versions/*.txt): the Redis version that
+    # changed the behaviour, where that is documented, and the row's fuzzer matchers
+    # (header lines kept verbatim, interpreted by versions.py).
+    since: str = ""
+    source: str = ""
+    fuzz: list[str] = field(default_factory=list)
 
 
 KNOWN_MASKS = ("ids", "ints", "strings", "numbers", "shape", "sort")
@@ -197,6 +205,9 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
     next_compare = True
     next_send_only = False
     next_replies = 1
+    next_differs = False
+    since = source = ""
+    fuzz: list[str] = []
     protocols: tuple[int, ...] = (2, 3)
     fresh = False
     server_args: list[str] = []
@@ -206,16 +217,21 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
     def where(lineno: int) -> str:
         return f"{path.name}:{lineno}"
 
-    def take_modifiers(lineno: int, for_read: bool) -> tuple[list[str], bool, bool, int]:
-        nonlocal next_masks, next_compare, next_send_only, next_replies
+    def take_modifiers(lineno: int, for_read: bool) -> tuple[list[str], bool, bool, int, bool]:
+        nonlocal next_masks, next_compare, next_send_only, next_replies, next_differs
         if for_read and (next_send_only or next_replies != 1):
             raise ScriptError(f"{where(lineno)}: !send and !replies apply to commands, not !read")
-        result = (sticky_masks + next_masks, next_compare, next_send_only, next_replies)
+        if next_differs and (next_send_only or not next_compare):
+            raise ScriptError(f"{where(lineno)}: !differs needs a reply that is read and compared")
+        result = (sticky_masks + next_masks, next_compare, next_send_only, next_replies,
+                  next_differs)
         next_masks, next_compare, next_send_only, next_replies = [], True, False, 1
+        next_differs = False
         return result
 
     def pending_modifiers() -> bool:
-        return bool(next_masks) or not next_compare or next_send_only or next_replies != 1
+        return (bool(next_masks) or not next_compare or next_send_only or next_replies != 1
+                or next_differs)
 
     for lineno, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
@@ -236,6 +252,19 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
             name, _, rest = line.partition(" ")
             name = name[1:]
             rest = rest.strip()
+            # Free text (a URL, a quoted title, a regex): not split into arguments.
+            if name in ("since", "source", "fuzz"):
+                if seen_command:
+                    raise ScriptError(f"{where(lineno)}: !{name} must come before any command")
+                if not rest:
+                    raise ScriptError(f"{where(lineno)}: !{name} needs a value")
+                if name == "since":
+                    since = rest
+                elif name == "source":
+                    source = rest
+                else:
+                    fuzz.append(rest)
+                continue
             try:
                 args = split_args(rest)
             except ScriptError as e:
@@ -269,6 +298,9 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
             if name == "nocompare":
                 next_compare = False
                 continue
+            if name == "differs":
+                next_differs = True
+                continue
             if name == "send":
                 next_send_only = True
                 continue
@@ -299,8 +331,9 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
                 if sargs:
                     conn = _conn_number(sargs[0], where(lineno))
                 if name == "read":
-                    masks, compare, _, _ = take_modifiers(lineno, True)
-                    steps.append(Read(lineno, raw_line.strip(), conn, masks=masks, compare=compare))
+                    masks, compare, _, _, differs = take_modifiers(lineno, True)
+                    steps.append(Read(lineno, raw_line.strip(), conn, masks=masks, compare=compare,
+                                      differs=differs))
                 else:
                     if pending_modifiers():
                         raise ScriptError(f"{where(lineno)}: modifiers before !{name}")
@@ -316,11 +349,11 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
                     if not args:
                         raise ScriptError(f"{where(lineno)}: !raw needs quoted bytes")
                     payload = b"".join(args)
-                masks, compare, send_only, replies = take_modifiers(lineno, False)
+                masks, compare, send_only, replies, differs = take_modifiers(lineno, False)
                 steps.append(
                     Send(lineno, raw_line.strip(), conn, payload=payload,
                          replies=replies, read_now=not send_only, exact_count=(name == "inline"),
-                         masks=masks, compare=compare)
+                         masks=masks, compare=compare, differs=differs)
                 )
                 continue
             raise ScriptError(f"{where(lineno)}: unknown directive !{name}")
@@ -332,10 +365,11 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
         if not argv:
             raise ScriptError(f"{where(lineno)}: empty command")
         seen_command = True
-        masks, compare, send_only, replies = take_modifiers(lineno, False)
+        masks, compare, send_only, replies, differs = take_modifiers(lineno, False)
         steps.append(
             Send(lineno, raw_line.strip(), conn, payload=encode_command(argv),
-                 replies=replies, read_now=not send_only, masks=masks, compare=compare)
+                 replies=replies, read_now=not send_only, masks=masks, compare=compare,
+                 differs=differs)
         )
     if pending_modifiers():
         raise ScriptError(f"{path.name}: modifiers at the end of the script apply to nothing")
@@ -347,4 +381,7 @@ def parse_script_text(text: str, path: Path = Path("<string>")) -> Script:
         fresh=fresh,
         server_args=server_args,
         description=next((d for d in description_lines if d), ""),
+        since=since,
+        source=source,
+        fuzz=fuzz,
     )

@@ -306,11 +306,13 @@ def start_streamd(*args, workdir=None, ready_timeout: float = 15.0, port: int | 
     return _start("streamd", argv, args, workdir, ready_timeout, port)
 
 
-def start_redis(*args, workdir=None, ready_timeout: float = 15.0, port: int | None = None) -> Server:
-    """Start Debian's redis-server without persistence in a temporary directory."""
+def start_redis(*args, workdir=None, ready_timeout: float = 15.0, port: int | None = None,
+                binary: str | Path | None = None) -> Server:
+    """Start Debian's redis-server (or `binary`, e.g. a newer Redis built from source) without
+    persistence in a temporary directory."""
 
     def argv(p: int, wd: Path) -> list[str]:
-        return [REDIS_SERVER, "--port", str(p), "--bind", "127.0.0.1", "--save", "",
+        return [str(binary or REDIS_SERVER), "--port", str(p), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no", "--dir", str(wd)]
 
     return _start("redis", argv, args, workdir, ready_timeout, port)
