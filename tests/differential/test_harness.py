@@ -340,11 +340,35 @@ class VersionsRowTest(unittest.TestCase):
         self.assertEqual(g.replies[2]["7.1"]["old"].event, "closed")
         self.assertNotIn("old", g.replies[2]["4.1"])  # 7.0.15's replies only where they differ
 
+    def test_fuzz_matchers(self):
+        from streamd_testlib.fuzz.matchers import explain, parse_matchers
+
+        text = ("# d\n!since 7.4.0\n!source x\n!fuzz command ^XREAD .* \\+$\n"
+                "!fuzz old -ERR x\\r\\n\n!fuzz new \\*.*\n!fuzz after continue\n"
+                "!fuzz command ^XINFO CONSUMERS\n!fuzz drop-field inactive\n!differs\nPING\n")
+        ms = parse_matchers(parse_script_text(text, Path("row.txt")))
+        self.assertEqual([(m.after, m.drop) for m in ms], [("continue", set()),
+                                                           ("stop", {b"inactive"})])
+        err, arr = parse_reply(b"-ERR x\r\n"), parse_reply(b"*0\r\n")
+        self.assertIs(explain(ms, [b"xread", b"STREAMS", b"s", b"+"], err, arr), ms[0])
+        self.assertIsNone(explain(ms, [b"XREAD", b"STREAMS", b"s", b"0"], err, arr))
+        self.assertIsNone(explain(ms, [b"XREAD", b"STREAMS", b"s", b"+"], arr, arr))
+        old = parse_reply(b"*1\r\n*4\r\n$4\r\nname\r\n$1\r\nc\r\n$4\r\nidle\r\n:5\r\n")
+        new = parse_reply(b"*1\r\n*6\r\n$4\r\nname\r\n$1\r\nc\r\n$4\r\nidle\r\n:7\r\n"
+                          b"$8\r\ninactive\r\n:-1\r\n")
+        self.assertIs(explain(ms, [b"XINFO", b"CONSUMERS", b"s", b"g"], old, new), ms[1])
+        self.assertIsNone(explain(ms, [b"XINFO", b"CONSUMERS", b"s", b"g"], new, old))
+        for bad in ("!fuzz old x\n", "!fuzz command x\n", "!fuzz command x\n!fuzz after maybe\n",
+                    "!fuzz command (\n!fuzz drop-field a\n"):
+            with self.assertRaises(ScriptError, msg=bad):
+                parse_matchers(parse_script_text(bad + "PING\n", Path("row.txt")))
+
     def test_every_row_is_a_row(self):
+        from streamd_testlib.fuzz.matchers import parse_matchers
         from streamd_testlib.versions import load_row, row_paths
 
         for path in row_paths():
-            load_row(path)
+            parse_matchers(load_row(path))
 
 
 if __name__ == "__main__":

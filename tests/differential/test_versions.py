@@ -1,6 +1,7 @@
 """Intended version differences (versions/*.txt, see streamd_testlib/versions.py): per row and
 protocol, streamd answers what the newer Redis answered when the golden file was recorded, and
-Debian's redis-server 7.0.15 differs from that exactly on the `!differs` steps. Also checks that
+Debian's redis-server 7.0.15 differs from that exactly on the `!differs` steps, where the row's
+`!fuzz` matchers (if any) explain the difference. Also checks that
 every row has golden data and that VERSIONS.md is the table generated from the rows.
 """
 
@@ -8,7 +9,7 @@ import unittest
 
 from streamd_testlib import runner, servers
 from streamd_testlib.versions import (
-    TABLE_PATH, check_old, check_streamd, golden_path, load_row, read_golden, render_table,
+    TABLE_PATH, check_matchers, check_old, check_streamd, golden_path, load_row, read_golden, render_table,
     row_paths, run_row,
 )
 
@@ -62,7 +63,9 @@ def _add_tests():
                 golden = read_golden(gp)
                 streamd, redis, own = self.pair(script)
                 try:
-                    problems = check_streamd(script, golden, proto, run_row(script, streamd, proto))
+                    got = run_row(script, streamd, proto)
+                    problems = check_streamd(script, golden, proto, got)
+                    problems += check_matchers(script, golden, proto, got)
                     problems += check_old(script, golden, proto, run_row(script, redis, proto))
                 finally:
                     if own:

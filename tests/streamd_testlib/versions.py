@@ -207,6 +207,27 @@ def check_old(script: Script, golden: Golden, proto: int, got: list[Reply1]) -> 
     return problems
 
 
+def check_matchers(script: Script, golden: Golden, proto: int, got: list[Reply1]) -> list[str]:
+    """A row's `!fuzz` matchers (fuzz/matchers.py) must explain its own `!differs` steps: the
+    recorded 7.0.15 reply against streamd's reply."""
+    from .fuzz.matchers import explain, parse_matchers
+    from .script import split_args as _split
+
+    matchers = parse_matchers(script)
+    if not matchers:
+        return []
+    problems = []
+    for r in got:
+        old = golden.replies.get(proto, {}).get(r.key, {}).get("old")
+        if not r.step.differs or old is None or old.reply is None or r.outcome.reply is None:
+            continue
+        argv = _split(r.step.text.split(" ", 1)[1] if r.step.text.startswith("@") else r.step.text)
+        if explain(matchers, argv, old.reply, r.outcome.reply) is None:
+            problems.append(_mismatch(script, r, proto, "streamd", r.outcome, "recorded 7.0.15",
+                                      old) + "\n  (no !fuzz matcher of the row explains this step)")
+    return problems
+
+
 def _mismatch(script, r: Reply1, proto: int, la: str, a: Outcome, lb: str, b: Outcome) -> str:
     m = r.step.masks
     return (f"{script.path.name}:{r.step.lineno} (RESP{proto}) {r.step.text}\n"

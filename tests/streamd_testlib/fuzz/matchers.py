@@ -1,0 +1,100 @@
+"""Fuzzer matchers of versions rows: the only differences the fuzzer may skip.
+
+A row (tests/differential/versions/NAME.txt) explains fuzzer differences with `!fuzz` header
+lines; each `!fuzz command` starts a new matcher, the lines after it refine it:
+
+  !fuzz command REGEX     the step's command line (arguments joined by single spaces, the
+                          command name upper-cased) must contain a match (re.search)
+  !fuzz old REGEX         redis-server 7.0.15's raw reply must match it completely
+  !fuzz new REGEX         streamd's raw reply must match it completely
+  !fuzz drop-field NAME   streamd's reply without field NAME (maps, flat key/value arrays, any
+                          depth; repeatable) must equal 7.0.15's after normalisation
+  !fuzz after stop|continue
+                          stop (the default): the two servers may now hold different state,
+                          nothing after this step is compared; continue: the step changed
+                          nothing (a read), the sequence goes on being compared
+
+Raw replies are matched as latin-1 text with re.DOTALL, so `\\r\\n` in a pattern is CRLF. A
+matcher needs `old` and `new`, or `drop-field` (or all three). test_versions.py checks that a
+row's matchers explain the row's own `!differs` steps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..resp import Reply, encode
+from ..script import Script, ScriptError
+from .normalise import drop_fields, normalise
+
+
+@dataclass
+class Matcher:
+    row: str
+    command: re.Pattern
+    old: re.Pattern | None = None
+    new: re.Pattern | None = None
+    drop: set[bytes] = field(default_factory=set)
+    after: str = "stop"
+
+    def explains(self, argv: list[bytes], old: Reply, new: Reply) -> bool:
+        """Does this matcher explain 7.0.15 answering `old` and streamd `new` to `argv`?"""
+        if not self.command.search(command_line(argv)):
+            return False
+        if self.old is not None and not self.old.fullmatch(encode(old).decode("latin-1")):
+            return False
+        if self.new is not None and not self.new.fullmatch(encode(new).decode("latin-1")):
+            return False
+        if self.drop:
+            return encode(normalise(argv, old, {})) == encode(
+                normalise(argv, drop_fields(new, self.drop), {}))
+        return True
+
+
+def command_line(argv: list[bytes]) -> str:
+    words = [a.decode("latin-1") for a in argv]
+    if words:
+        words[0] = words[0].upper()
+    return " ".join(words)
+
+
+def parse_matchers(script: Script) -> list[Matcher]:
+    out: list[Matcher] = []
+    where = script.path.name
+    for line in script.fuzz:
+        key, _, value = line.partition(" ")
+        value = value.strip()
+        try:
+            pattern = re.compile(value, re.DOTALL) if key in ("command", "old", "new") else None
+        except re.error as e:
+            raise ScriptError(f"{where}: bad regex in !fuzz {key}: {e}") from None
+        if key == "command":
+            out.append(Matcher(script.name, pattern))
+            continue
+        if not out:
+            raise ScriptError(f"{where}: !fuzz {key} before any !fuzz command")
+        m = out[-1]
+        if key in ("old", "new"):
+            setattr(m, key, pattern)
+        elif key == "drop-field" and value:
+            m.drop.add(value.encode())
+        elif key == "after" and value in ("stop", "continue"):
+            m.after = value
+        else:
+            raise ScriptError(f"{where}: unknown !fuzz line {line!r} "
+                              "(command, old, new, drop-field, after stop|continue)")
+    for m in out:
+        if not m.drop and (m.old is None or m.new is None):
+            raise ScriptError(f"{where}: a !fuzz matcher needs old and new, or drop-field")
+    return out
+
+
+def load_all() -> list[Matcher]:
+    from ..versions import load_row, row_paths
+
+    return [m for p in row_paths() for m in parse_matchers(load_row(p))]
+
+
+def explain(matchers: list[Matcher], argv: list[bytes], old: Reply, new: Reply) -> Matcher | None:
+    return next((m for m in matchers if m.explains(argv, old, new)), None)
