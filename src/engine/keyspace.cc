@@ -82,7 +82,8 @@ void Database::expire_now(std::string_view key) {
 Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
   Entry* e = dict_.find(key);
   if (e) {
-    if (is_expired(*e)) {
+    bool fresh = is_expired(*e);
+    if (fresh) {
       // An expired key is logically absent: its TTL must not survive into the new value.
       keep_ttl = false;
     }
@@ -92,14 +93,19 @@ Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
       e->expire_ms = -1;
       --expires_;
     }
+    if (fresh) notify(key, KeyEvent::kAdded);
     return *e;
   }
-  return *dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  notify(key, KeyEvent::kAdded);
+  return *added;
 }
 
 Entry* Database::add(std::string_view key, Value value) {
   if (find(key, false)) return nullptr;
-  return dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  notify(key, KeyEvent::kAdded);
+  return added;
 }
 
 bool Database::erase(std::string_view key) {
@@ -124,6 +130,7 @@ void Database::put(std::string_view key, Entry entry) {
   erase(key);
   if (entry.expire_ms >= 0) ++expires_;
   dict_.insert(key, std::move(entry));
+  notify(key, KeyEvent::kAdded);
 }
 
 void Database::set_expire(Entry& e, int64_t when_ms) {

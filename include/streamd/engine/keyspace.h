@@ -65,8 +65,9 @@ class Value {
   std::unique_ptr<Stream> stream_;
 };
 
-// Why a key went away or changed, for observers.
-enum class KeyEvent { kModified, kDeleted, kExpired };
+// Why a key went away, changed or appeared, for observers. kAdded: set/add/put stored a key that
+// did not exist (or existed only as an expired entry): Redis's "new" keyspace event.
+enum class KeyEvent { kModified, kDeleted, kExpired, kAdded };
 
 class KeyObserver {
  public:
@@ -98,7 +99,8 @@ class Database {
   bool exists(std::string_view key) { return find(key) != nullptr; }
 
   // Inserts or overwrites. `keep_ttl` keeps an existing expiry; otherwise the key is persistent.
-  // A stored value counts as accessed now (set, add).
+  // A stored value counts as accessed now (set, add). set and add tell observers kAdded when
+  // the key is new; put always does (it is Redis's delete + add: RENAME, MOVE, COPY).
   Entry& set(std::string_view key, Value value, bool keep_ttl = false);
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);

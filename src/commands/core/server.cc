@@ -20,6 +20,7 @@ Server::Server(config::Config& cfg, const engine::Clock& clock)
     : cfg_(cfg),
       clock_(clock),
       keyspace_(static_cast<int>(cfg.databases()), clock),
+      notifier_(cfg),
       start_ms_(clock.now_ms()) {
   keyspace_.set_observer(this);
 }
@@ -99,6 +100,11 @@ void Server::signal_modified(int db, std::string_view key) {
 }
 
 void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
+  if (ev == engine::KeyEvent::kAdded) {
+    // Only the "new" event: the command that stored the key reports the change itself.
+    notify(events::kNew, key, db);
+    return;
+  }
   if (ev == engine::KeyEvent::kExpired) {
     ++stats_.expired_keys;
     // As Redis does, an expiry propagates as DEL, before what the running command (if any)
@@ -108,6 +114,7 @@ void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
       propagation_.add(db, {"DEL", key});
       end_unit(nullptr);
     }
+    notify(events::kExpired, key, db);
   }
   signal_modified(db, key);
 }

@@ -85,12 +85,14 @@ void expire_generic(Context& ctx, int64_t base, ExpireUnit unit) {
     ctx.reply.integer(0);
     return;
   }
+  // A time already past deletes the key: "del", not "expire" or "expired" (as in Redis).
   if (when <= ctx.now_ms) {
     ctx.db().erase(key);
+    ctx.modified(key, events::kDel);
   } else {
     ctx.db().set_expire(*e, when);
+    ctx.modified(key, events::kExpire);
   }
-  ctx.modified(key);
   ctx.reply.integer(1);
 }
 
@@ -140,7 +142,7 @@ void persist_command(Context& ctx) {
   std::string_view key = ctx.arg(1);
   engine::Entry* e = lookup_write(ctx, key);
   if (e && ctx.db().persist(*e)) {
-    ctx.modified(key);
+    ctx.modified(key, events::kPersist);
     ctx.reply.integer(1);
   } else {
     ctx.reply.integer(0);

@@ -29,7 +29,7 @@ void del_command(Context& ctx) {
     // find() first so that an expired key goes through expiry (and counts as absent).
     if (ctx.db().find(key, false) && ctx.db().erase(key)) {
       ++removed;
-      ctx.modified(key);
+      ctx.modified(key, events::kDel);
     }
   }
   ctx.reply.integer(removed);
@@ -187,10 +187,12 @@ void rename_generic(Context& ctx, bool nx) {
     return;
   }
   engine::Entry moved{engine::Value(std::string()), -1, 0};
+  // put() reports "new" for dst (Redis deletes an overwritten dst and adds it afresh), then the
+  // pair of events, source first.
   ctx.db().take(src, moved);
   ctx.db().put(dst, std::move(moved));
-  ctx.modified(src);
-  ctx.modified(dst);
+  ctx.modified(src, events::kRenameFrom);
+  ctx.modified(dst, events::kRenameTo);
   if (nx) {
     ctx.reply.integer(1);
   } else {
@@ -260,6 +262,7 @@ void copy_command(Context& ctx) {
   engine::Entry copy{e->value.clone(), e->expire_ms, ctx.now_ms};
   target.put(dst, std::move(copy));
   ctx.server.signal_modified(dst_db, dst);
+  ctx.server.notify(events::kCopyTo, dst, dst_db);
   ctx.reply.integer(1);
 }
 
@@ -284,8 +287,9 @@ void move_command(Context& ctx) {
   engine::Entry moved{engine::Value(std::string()), -1, 0};
   ctx.db().take(key, moved);
   target.put(key, std::move(moved));
-  ctx.modified(key);
+  ctx.modified(key, events::kMoveFrom);
   ctx.server.signal_modified(dst_db, key);
+  ctx.server.notify(events::kMoveTo, key, dst_db);
   ctx.reply.integer(1);
 }
 

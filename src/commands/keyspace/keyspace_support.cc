@@ -15,6 +15,7 @@ engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch) {
     ++ctx.server.stats().keyspace_hits;
   } else {
     ++ctx.server.stats().keyspace_misses;
+    ctx.notify(events::kKeyMiss, key);
   }
   return e;
 }

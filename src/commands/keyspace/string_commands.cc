@@ -95,12 +95,14 @@ std::optional<int64_t> option_expire_ms(Context& ctx, const StringOptions& o) {
 }
 
 // Stores `value` at `key` (a fresh string object: any previous TTL is dropped unless
-// `keep_ttl`), sets the expiry if `expire_ms` >= 0 and signals the change.
+// `keep_ttl`), sets the expiry if `expire_ms` >= 0 and signals the change: "set", then
+// "expire" when there is one (Redis's order).
 void store_string(Context& ctx, std::string_view key, std::string_view value, int64_t expire_ms,
                   bool keep_ttl = false) {
   engine::Entry& e = ctx.db().set(key, engine::Value(std::string(value)), keep_ttl);
   if (expire_ms >= 0) ctx.db().set_expire(e, expire_ms);
-  ctx.modified(key);
+  ctx.modified(key, events::kSet);
+  if (expire_ms >= 0) ctx.notify(events::kExpire, key);
 }
 
 // GET's lookup for SET ... GET and GETSET: replies with the old value (or null) and returns
@@ -178,7 +180,7 @@ void getdel_command(Context& ctx) {
   if (!e) return;
   ctx.reply.bulk(e->value.str());
   ctx.db().erase(key);
-  ctx.modified(key);
+  ctx.modified(key, events::kDel);
 }
 
 void getex_command(Context& ctx) {
@@ -193,12 +195,12 @@ void getex_command(Context& ctx) {
   bool absolute = o.expire == ExpireKind::kExat || o.expire == ExpireKind::kPxat;
   if (absolute && *expire_ms <= ctx.now_ms) {
     ctx.db().erase(key);
-    ctx.modified(key);
+    ctx.modified(key, events::kDel);
   } else if (*expire_ms >= 0) {
     ctx.db().set_expire(*e, *expire_ms);
-    ctx.modified(key);
+    ctx.modified(key, events::kExpire);
   } else if (o.persist && ctx.db().persist(*e)) {
-    ctx.modified(key);
+    ctx.modified(key, events::kPersist);
   }
 }
 
@@ -253,7 +255,7 @@ void append_command(Context& ctx) {
   if (!e) {
     // A new key holds the argument itself, encoded as SET would store it.
     engine::Entry* created = ctx.db().add(key, engine::Value(std::string(tail)));
-    ctx.modified(key);
+    ctx.modified(key, events::kAppend);
     ctx.reply.integer(static_cast<long long>(created->value.str().size()));
     return;
   }
@@ -269,7 +271,7 @@ void append_command(Context& ctx) {
   }
   s.append(tail);
   e->value.set_str_encoding(engine::StrEncoding::kRaw);
-  ctx.modified(key);
+  ctx.modified(key, events::kAppend);
   ctx.reply.integer(static_cast<long long>(s.size()));
 }
 

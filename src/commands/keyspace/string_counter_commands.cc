@@ -18,15 +18,16 @@ void register_string_counter_commands(CommandTable& t);
 
 namespace {
 
-// Replaces the value of `key` keeping its TTL (or creates the key) and signals the change.
+// Replaces the value of `key` keeping its TTL (or creates the key) and signals the change as
+// `ev` (incrby for every integer counter, as in Redis; incrbyfloat).
 void store_counter(Context& ctx, std::string_view key, engine::Entry* e, std::string text,
-                   engine::StrEncoding enc) {
+                   engine::StrEncoding enc, const KeyspaceEvent& ev) {
   if (e) {
     e->value = engine::Value(std::move(text), enc);
   } else {
     ctx.db().set(key, engine::Value(std::move(text), enc));
   }
-  ctx.modified(key);
+  ctx.modified(key, ev);
 }
 
 void incr_by(Context& ctx, long long incr) {
@@ -55,7 +56,8 @@ void incr_by(Context& ctx, long long incr) {
   value += incr;
   bool shared = value >= 0 && value < 10000;
   store_counter(ctx, key, e, std::to_string(value),
-                shared ? engine::StrEncoding::kSharedInt : engine::StrEncoding::kInt);
+                shared ? engine::StrEncoding::kSharedInt : engine::StrEncoding::kInt,
+                events::kIncrBy);
   ctx.reply.integer(value);
 }
 
@@ -125,7 +127,7 @@ void incrbyfloat_command(Context& ctx) {
   std::string text = format_long_double(value);
   ctx.reply.bulk(text);
   auto enc = engine::Value::plain_encoding_for(text.size());
-  store_counter(ctx, key, e, std::move(text), enc);
+  store_counter(ctx, key, e, std::move(text), enc, events::kIncrByFloat);
 }
 
 }  // namespace

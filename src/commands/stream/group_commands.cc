@@ -99,7 +99,7 @@ void xgroup_create(Context& ctx) {
     return;
   }
   ctx.reply.ok();
-  ctx.modified(key);
+  ctx.modified(key, events::kXgroupCreate);
 }
 
 void xgroup_setid(Context& ctx) {
@@ -129,7 +129,7 @@ void xgroup_setid(Context& ctx) {
   }
   g->set_last_delivered_id(id, entries_read);
   ctx.reply.ok();
-  ctx.modified(ctx.arg(2));
+  ctx.modified(ctx.arg(2), events::kXgroupSetid);
 }
 
 void xgroup_destroy(Context& ctx) {
@@ -139,7 +139,7 @@ void xgroup_destroy(Context& ctx) {
   bool destroyed = s->groups().destroy(ctx.arg(3));
   ctx.reply.integer(destroyed ? 1 : 0);
   // Clients blocked in XREADGROUP on this group wake up and get NOGROUP.
-  if (destroyed) ctx.modified(ctx.arg(2));
+  if (destroyed) ctx.modified(ctx.arg(2), events::kXgroupDestroy);
 }
 
 void xgroup_createconsumer(Context& ctx) {
@@ -151,7 +151,10 @@ void xgroup_createconsumer(Context& ctx) {
   auto [c, created] = g->create_consumer(ctx.arg(4), ctx.now_ms);
   (void)c;
   ctx.reply.integer(created ? 1 : 0);
-  if (created) ctx.mark_dirty();  // propagates
+  if (created) {
+    ctx.mark_dirty();  // propagates
+    ctx.notify(events::kXgroupCreateConsumer, ctx.arg(2));
+  }
 }
 
 void xgroup_delconsumer(Context& ctx) {
@@ -162,7 +165,10 @@ void xgroup_delconsumer(Context& ctx) {
   if (!g) return;
   auto pending = g->delete_consumer(ctx.arg(4));
   ctx.reply.integer(pending ? static_cast<long long>(*pending) : 0);
-  if (pending) ctx.mark_dirty();  // propagates
+  if (pending) {
+    ctx.mark_dirty();  // propagates
+    ctx.notify(events::kXgroupDelConsumer, ctx.arg(2));
+  }
 }
 
 void xgroup_help(Context& ctx) {

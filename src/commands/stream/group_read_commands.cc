@@ -165,7 +165,10 @@ void xreadgroup(Context& ctx) {
       if (r.new_entries) continue;
     }
     auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
+    if (created) {
+      ctx.notify(events::kXgroupCreateConsumer, key);
+      propagate_create_consumer(ctx, key, a.group, a.consumer);
+    }
     consumer->mark_seen(ctx.now_ms);
     engine::ReadResult rr;
     if (!r.new_entries) {
@@ -287,6 +290,7 @@ void xclaim(Context& ctx) {
     }
   }
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
+  if (r.consumer_created) ctx.notify(events::kXgroupCreateConsumer, ctx.arg(1));
   // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
   if (opts.delivery_time_ms && !r.claimed.empty()) {
     ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
@@ -337,6 +341,7 @@ void xautoclaim(Context& ctx) {
   if (!g) return;
   engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
                                            static_cast<std::size_t>(count), justid, ctx.now_ms);
+  if (r.consumer_created) ctx.notify(events::kXgroupCreateConsumer, ctx.arg(1));
   ctx.propagate_nothing();
   for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
   for (const engine::GroupEntry& e : r.claimed) {

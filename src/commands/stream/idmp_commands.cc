@@ -65,7 +65,9 @@ void xcfgset(Context& ctx) {
   if (!s) return;
   s->idmp_or_create().configure(duration, maxsize);
   ctx.reply.ok();
-  ctx.modified(ctx.arg(1));
+  // "xcfgset" follows the command's name as every stream event does (unverified: the reference
+  // build here predates XCFGSET).
+  ctx.modified(ctx.arg(1), events::kXcfgset);
 }
 
 void xidmprecord(Context& ctx) {

@@ -241,7 +241,8 @@ void xadd(Context& ctx) {
   if (a.trim.strategy != TrimStrategy::kNone) {
     trimmed = engine::trim_with_policy(*s, a.trim, a.policy);
   }
-  ctx.modified(key);
+  ctx.modified(key, events::kXadd);
+  if (trimmed.removed > 0) ctx.notify(events::kXtrim, key);
   // The generated ID and the exact trim, so the AOF replays this entry and no other.
   propagate_xadd(ctx, key, *id, a.trim.strategy,
                  a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields, a.policy);
@@ -264,7 +265,9 @@ void xtrim(Context& ctx) {
   engine::TrimResult r = engine::trim_with_policy(*s, a.trim, a.policy);
   ctx.reply.integer(static_cast<long long>(r.removed));
   if (r.removed || total_pending(*s) != pending_before) {
+    // "xtrim" only when entries went (an ACKED/DELREF trim may only drop PEL references).
     ctx.modified(key);
+    if (r.removed) ctx.notify(events::kXtrim, key);
     // "~" becomes the exact trim it did
     propagate_xtrim(ctx, key, a.trim.strategy, r, a.policy);
   }
@@ -289,7 +292,7 @@ void xdel(Context& ctx) {
     if (s->erase(id)) ++deleted;
   }
   ctx.reply.integer(deleted);
-  if (deleted) ctx.modified(key);
+  if (deleted) ctx.modified(key, events::kXdel);
 }
 
 void xsetid(Context& ctx) {
@@ -335,7 +338,7 @@ void xsetid(Context& ctx) {
     return;
   }
   ctx.reply.ok();
-  ctx.modified(key);
+  ctx.modified(key, events::kXsetid);
 }
 
 }  // namespace

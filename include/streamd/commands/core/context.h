@@ -51,6 +51,14 @@ class Context {
     server.signal_modified(session.db, key);
     ++dirty;
   }
+  // The same, for a change that is also the keyspace event `ev` (notify.h) on `key`.
+  void modified(std::string_view key, const KeyspaceEvent& ev) {
+    modified(key);
+    notify(ev, key);
+  }
+  // A keyspace event on `key` in the current database without a further modification (the
+  // second event of one change: XADD's xtrim, SET EX's expire).
+  void notify(const KeyspaceEvent& ev, std::string_view key) { server.notify(ev, key, session.db); }
   // A change that touched no single key (FLUSHALL, SWAPDB...): the command propagates.
   void mark_dirty() { ++dirty; }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "streamd/commands/core/blocking.h"
+#include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
 #include "streamd/commands/core/propagation.h"
 #include "streamd/commands/core/session.h"
@@ -33,6 +34,11 @@ class Server final : public engine::KeyObserver {
   const engine::Clock& clock() const { return clock_; }
   Stats& stats() { return stats_; }
   BlockingRegistry& blocking() { return blocking_; }
+  // Keyspace notifications (notify.h): the pub/sub layer installs its sink here.
+  Notifier& notifier() { return notifier_; }
+  void notify(const KeyspaceEvent& ev, std::string_view key, int db) {
+    notifier_.notify(ev, key, db);
+  }
 
   // Sessions, by id (CLIENT LIST order is by id).
   Session& add_session(std::unique_ptr<Session> s);
@@ -91,6 +97,7 @@ class Server final : public engine::KeyObserver {
   engine::Keyspace keyspace_;
   Stats stats_;
   BlockingRegistry blocking_;
+  Notifier notifier_;
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t last_client_id_ = 0;
   // (db, key) → sessions watching it.
