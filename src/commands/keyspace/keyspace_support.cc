@@ -9,13 +9,13 @@
 
 namespace streamd::cmd {
 
-engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch) {
+engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch, bool miss_event) {
   engine::Entry* e = ctx.db().find(key, touch && !ctx.session.no_touch);
   if (e) {
     ++ctx.server.stats().keyspace_hits;
   } else {
     ++ctx.server.stats().keyspace_misses;
-    ctx.notify(events::kKeyMiss, key);
+    if (miss_event) ctx.notify(events::kKeyMiss, key);
   }
   return e;
 }

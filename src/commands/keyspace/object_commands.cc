@@ -28,9 +28,9 @@ void help_reply(Context& ctx, std::span<const std::string_view> lines) {
 }
 
 // OBJECT <sub> key: a lookup that neither touches the key nor, when absent, answers anything but
-// null.
+// null (nor publishes "keymiss").
 engine::Entry* object_lookup(Context& ctx) {
-  engine::Entry* e = lookup_read(ctx, ctx.arg(2), false);
+  engine::Entry* e = lookup_read(ctx, ctx.arg(2), false, false);
   if (!e) ctx.reply.null();
   return e;
 }

@@ -197,7 +197,7 @@ void xgroup_help(Context& ctx) {
 
 void xack(Context& ctx) {
   bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return;
   // Every ID is parsed first: acknowledging is all or nothing.
   std::vector<StreamId> ids(ctx.argc() - 3);
@@ -260,7 +260,7 @@ void xpending(Context& ctx) {
     if (at + 3 < argc) consumer = ctx.arg(at + 3);
   }
   bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return;
   const ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
   if (!g) {

@@ -93,7 +93,7 @@ void xreadgroup(Context& ctx) {
         return;
       }
     }
-    Stream* s = find_stream(ctx, key, replied);
+    Stream* s = find_stream(ctx, key, replied, StreamLookup::kRead);
     if (replied) return;
     ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;
     if (!g) {
@@ -226,7 +226,7 @@ void xreadgroup(Context& ctx) {
 // XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
 ConsumerGroup* claim_group(Context& ctx, Stream*& s) {
   bool replied = false;
-  s = find_stream(ctx, ctx.arg(1), replied);
+  s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return nullptr;
   ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
   if (!g) ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));

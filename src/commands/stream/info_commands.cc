@@ -49,7 +49,7 @@ void xinfo_stream(Context& ctx) {
       count = *n < 0 ? 10 : *n;
     }
   }
-  Stream* s = existing_stream(ctx, ctx.arg(2));
+  Stream* s = existing_stream(ctx, ctx.arg(2), StreamLookup::kRead);
   if (!s) return;
   // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
   // XCFGSET); a stream that never did keeps the 7.x shape.
@@ -103,13 +103,13 @@ void xinfo_stream(Context& ctx) {
 }
 
 void xinfo_groups(Context& ctx) {
-  Stream* s = existing_stream(ctx, ctx.arg(2));
+  Stream* s = existing_stream(ctx, ctx.arg(2), StreamLookup::kRead);
   if (!s) return;
   write_groups_summary(ctx, *s);
 }
 
 void xinfo_consumers(Context& ctx) {
-  Stream* s = existing_stream(ctx, ctx.arg(2));
+  Stream* s = existing_stream(ctx, ctx.arg(2), StreamLookup::kRead);
   if (!s) return;
   write_consumers(ctx, *s, ctx.arg(3));
 }

@@ -45,7 +45,7 @@ void range_generic(Context& ctx, bool rev) {
     }
   }
   bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return;
   if (!s) {
     ctx.reply.empty_array();
@@ -68,7 +68,7 @@ void xrevrange(Context& ctx) {
 
 void xlen(Context& ctx) {
   bool replied = false;
-  Stream* s = find_stream(ctx, ctx.arg(1), replied);
+  Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return;
   ctx.reply.integer(s ? static_cast<long long>(s->length()) : 0);
 }
@@ -80,6 +80,7 @@ void xread(Context& ctx) {
   // Resolve every ID first (a bad ID or a wrong type anywhere fails the whole command).
   std::vector<StreamId> after(a.nstreams);
   std::vector<Stream*> streams(a.nstreams, nullptr);
+  std::vector<bool> looked_up(a.nstreams, false);  // skipped: a woken read's non-stream key
   bool resolved_dollar = false;
   for (std::size_t i = 0; i < a.nstreams; ++i) {
     std::string_view key = ctx.arg(a.streams_pos + i);
@@ -91,7 +92,8 @@ void xread(Context& ctx) {
       engine::Entry* e = ctx.db().find(key);
       if (e && !e->value.is_stream()) continue;
     }
-    streams[i] = find_stream(ctx, key, replied);
+    streams[i] = find_stream(ctx, key, replied, StreamLookup::kRead);
+    looked_up[i] = true;
     if (replied) return;
     if (id == "$") {
       after[i] = streams[i] ? streams[i]->last_id() : StreamId::min();
@@ -123,6 +125,7 @@ void xread(Context& ctx) {
   ReadBudget budget(static_cast<uint64_t>(a.maxcount), static_cast<uint64_t>(a.maxsize));
   for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     Stream* s = streams[i];
+    if (looked_up[i]) repeat_read_lookup(ctx, ctx.arg(a.streams_pos + i), s != nullptr);
     if (!s || s->length() == 0) continue;
     if (s->last_entry_id() <= after[i]) continue;
     StreamId start = after[i].next().value_or(StreamId::max());

@@ -2,6 +2,7 @@
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/engine/consumer_group.h"
 
 namespace streamd::cmd {
@@ -15,9 +16,9 @@ engine::StreamLimits configured_stream_limits(Context& ctx) {
                               static_cast<uint64_t>(cfg.stream_node_max_bytes())};
 }
 
-Stream* find_stream(Context& ctx, std::string_view key, bool& replied) {
+Stream* find_stream(Context& ctx, std::string_view key, bool& replied, StreamLookup how) {
   replied = false;
-  engine::Entry* e = ctx.db().find(key);
+  engine::Entry* e = how == StreamLookup::kRead ? lookup_read(ctx, key) : ctx.db().find(key);
   if (!e) return nullptr;
   if (!e->value.is_stream()) {
     ctx.reply.error(errors::kWrongType);
@@ -27,9 +28,18 @@ Stream* find_stream(Context& ctx, std::string_view key, bool& replied) {
   return &e->value.stream();
 }
 
-Stream* existing_stream(Context& ctx, std::string_view key) {
+void repeat_read_lookup(Context& ctx, std::string_view key, bool found) {
+  if (found) {
+    ++ctx.server.stats().keyspace_hits;
+  } else {
+    ++ctx.server.stats().keyspace_misses;
+    ctx.notify(events::kKeyMiss, key);
+  }
+}
+
+Stream* existing_stream(Context& ctx, std::string_view key, StreamLookup how) {
   bool replied = false;
-  Stream* s = find_stream(ctx, key, replied);
+  Stream* s = find_stream(ctx, key, replied, how);
   if (!s && !replied) ctx.reply.error(errors::kNoSuchKey);
   return s;
 }

@@ -117,6 +117,38 @@ TEST_F(NotifyTest, AllExcludesNewAndKeyMiss) {
   EXPECT_EQ(TakeKeyevents(), (Events{"keymiss missing", "keymiss missing"}));
 }
 
+TEST_F(NotifyTest, KeyMissOnReadLookupsOnly) {
+  Enable("Em");
+  for (const char* cmd : {"GET", "TYPE", "TTL", "EXISTS", "TOUCH", "STRLEN", "GETDEL"}) {
+    Run({cmd, "m"});
+    EXPECT_EQ(TakeKeyevents(), (Events{"keymiss m"})) << cmd;
+  }
+  Run({"MGET", "a", "b"});
+  EXPECT_EQ(TakeKeyevents(), (Events{"keymiss a", "keymiss b"}));
+  // OBJECT and MEMORY USAGE look without publishing; write lookups never miss.
+  Run({"OBJECT", "ENCODING", "m"});
+  Run({"MEMORY", "USAGE", "m"});
+  Run({"XADD", "m", "NOMKSTREAM", "*", "f", "v"});
+  Run({"XTRIM", "m", "MAXLEN", "1"});
+  Run({"XDEL", "m", "1-1"});
+  Run({"EXPIRE", "m", "10"});
+  EXPECT_TRUE(Take().empty());
+  // Stream reads are read lookups; XREAD looks each key up twice, as redis-server does.
+  Run({"XLEN", "s1"});
+  Run({"XRANGE", "s2", "-", "+"});
+  Run({"XREVRANGE", "s3", "+", "-"});
+  Run({"XREAD", "STREAMS", "s4", "0"});
+  Run({"XPENDING", "s5", "g"});
+  Run({"XINFO", "STREAM", "s6"});
+  Run({"XACK", "s7", "g", "1-1"});
+  EXPECT_EQ(TakeKeyevents(), (Events{"keymiss s1", "keymiss s2", "keymiss s3", "keymiss s4",
+                                     "keymiss s4", "keymiss s5", "keymiss s6", "keymiss s7"}));
+  Run({"XCLAIM", "s8", "g", "c", "0", "1-1"});
+  Run({"XAUTOCLAIM", "s9", "g", "c", "0", "0"});
+  Run({"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s10", ">"});
+  EXPECT_EQ(TakeKeyevents(), (Events{"keymiss s8", "keymiss s9", "keymiss s10"}));
+}
+
 TEST_F(NotifyTest, StringCommands) {
   Enable("EAn");
   Run({"SET", "a", "1"});

@@ -16,8 +16,10 @@
 namespace streamd::cmd {
 
 // A lookup for reading: expires the key if due, records the access unless `touch` is false or
-// the client asked for CLIENT NO-TOUCH, and counts a keyspace hit or miss.
-engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch = true);
+// the client asked for CLIENT NO-TOUCH, and counts a keyspace hit or miss. A miss is also the
+// "keymiss" keyspace event unless `miss_event` is false (OBJECT, as Redis's LOOKUP_NONOTIFY).
+engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch = true,
+                           bool miss_event = true);
 // A lookup before writing: like lookup_read but without hit/miss statistics.
 engine::Entry* lookup_write(Context& ctx, std::string_view key);
 

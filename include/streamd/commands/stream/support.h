@@ -16,12 +16,22 @@
 
 namespace streamd::cmd {
 
-// The stream at `key` for reading: nullptr if the key is missing. If the key holds another
-// type, replies WRONGTYPE, sets `replied` and returns nullptr.
-engine::Stream* find_stream(Context& ctx, std::string_view key, bool& replied);
+// How a command looks its key up, as Redis's lookupKeyRead / lookupKeyWrite: a read lookup
+// (XLEN, XRANGE, XREAD, XREADGROUP, XPENDING, XACK, XCLAIM, XAUTOCLAIM, XINFO) also counts a
+// keyspace hit or miss and publishes "keymiss" for a missing key.
+enum class StreamLookup { kWrite, kRead };
+
+// The stream at `key`: nullptr if the key is missing. If the key holds another type, replies
+// WRONGTYPE, sets `replied` and returns nullptr.
+engine::Stream* find_stream(Context& ctx, std::string_view key, bool& replied,
+                            StreamLookup how = StreamLookup::kWrite);
 // The stream at `key` for commands that need it to exist (XINFO, XSETID, XCFGSET...): nullptr
 // after replying WRONGTYPE or "ERR no such key".
-engine::Stream* existing_stream(Context& ctx, std::string_view key);
+engine::Stream* existing_stream(Context& ctx, std::string_view key,
+                                StreamLookup how = StreamLookup::kWrite);
+// Redis's XREAD looks every key up a second time when it reads: that lookup's hit or miss (and
+// "keymiss") again, for a key found (`found`) or not by the first.
+void repeat_read_lookup(Context& ctx, std::string_view key, bool found);
 // The stream at `key`, created empty (with the configured node limits) when missing and
 // `create` is true. WRONGTYPE as above.
 engine::Stream* find_or_create_stream(Context& ctx, std::string_view key, bool create,
