@@ -371,5 +371,86 @@ class VersionsRowTest(unittest.TestCase):
             parse_matchers(load_row(path))
 
 
+class FuzzLibraryTest(unittest.TestCase):
+    """The stream fuzzer's pure parts: generation, normalisation, quoting, shrinking."""
+
+    def test_generation_is_a_function_of_the_seed(self):
+        from streamd_testlib.fuzz.gen import Generator
+
+        a, b = Generator(7).sequence(200), Generator(7).sequence(200)
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, Generator(8).sequence(200))
+        names = {argv[0].upper() for argv in Generator(1).sequence(3000)}
+        for cmd in (b"XADD", b"XTRIM", b"XDEL", b"XLEN", b"XRANGE", b"XREVRANGE", b"XREAD",
+                    b"XREADGROUP", b"XGROUP", b"XACK", b"XPENDING", b"XCLAIM", b"XAUTOCLAIM",
+                    b"XINFO", b"XSETID", b"DEL", b"EXISTS", b"TYPE", b"SET"):
+            self.assertIn(cmd, names)
+
+    def test_no_block_can_wait_long(self):
+        from streamd_testlib.fuzz.gen import Generator
+
+        for argv in Generator(3).sequence(5000):
+            if b"BLOCK" in argv:
+                t = argv[argv.index(b"BLOCK") + 1] if argv.index(b"BLOCK") + 1 < len(argv) else b""
+                self.assertFalse(t.isdigit() and not 0 < int(t) <= 3, argv)
+
+    def test_normalise_times_and_generated_ids(self):
+        from streamd_testlib.fuzz.normalise import normalise
+
+        cons = parse_reply(b"*1\r\n*6\r\n$4\r\nidle\r\n:5\r\n$8\r\ninactive\r\n:-1\r\n"
+                           b"$7\r\npending\r\n:2\r\n")
+        out = encode(normalise([b"XINFO", b"CONSUMERS", b"s", b"g"], cons))
+        self.assertIn(b":<T>", out)
+        self.assertIn(b":-1", out)  # never active stays visible
+        self.assertIn(b":2", out)
+        pend = parse_reply(b"*1\r\n*4\r\n$3\r\n1-1\r\n$1\r\nc\r\n:17\r\n:3\r\n")
+        out = encode(normalise([b"XPENDING", b"s", b"g", b"-", b"+", b"5"], pend))
+        self.assertEqual(out, b"*1\r\n*4\r\n$3\r\n1-1\r\n$1\r\nc\r\n:<T>\r\n:3\r\n")
+        gen = parse_reply(b"*2\r\n$15\r\n1796154668904-3\r\n$4\r\n12-0\r\n")
+        self.assertEqual(encode(normalise([b"XRANGE"], gen, True)),
+                         b"*2\r\n$5\r\n<GEN>\r\n$4\r\n12-0\r\n")
+        self.assertEqual(encode(normalise([b"XRANGE"], gen, False)), encode(gen))
+
+    def test_quote_and_render_round_trip(self):
+        from streamd_testlib.fuzz.shrink import quote_arg, render_script
+
+        args = [b"XADD", b"s", b"", b"a b", b"c\x00x", b'"', b"\\", b"'", b"1-*"]
+        self.assertEqual(split_args(" ".join(quote_arg(a) for a in args)), args)
+        text = render_script([[b"XADD", b"s", b"*", b"a", b"1"],
+                              [b"XINFO", b"CONSUMERS", b"s", b"g"]], "title", (3,))
+        sc = parse_script_text(text)
+        self.assertEqual(sc.protocols, (3,))
+        self.assertEqual(sc.steps[1].masks, ["ids", "fields:idle,inactive"])
+
+    def test_ddmin_finds_the_two_commands_that_matter(self):
+        from streamd_testlib.fuzz import shrink as shrink_mod
+        from streamd_testlib.fuzz.run import Difference, Result
+
+        cmds = [[b"SET", b"k%d" % i] for i in range(40)]
+        cmds[7], cmds[30] = [b"XADD", b"s"], [b"XLEN", b"s"]
+
+        def fake_run(candidate, *args):
+            # "fails" when XADD comes before XLEN: the difference is at the XLEN
+            if [b"XADD", b"s"] in candidate and [b"XLEN", b"s"] in candidate:
+                i = candidate.index([b"XLEN", b"s"])
+                if candidate.index([b"XADD", b"s"]) < i:
+                    return Result(difference=Difference(i, candidate[i], None, None))
+            return Result()
+
+        real = shrink_mod.run_sequence
+        shrink_mod.run_sequence = fake_run
+        try:
+            small = shrink_mod.shrink(cmds, 30, None, None, 2, [])
+        finally:
+            shrink_mod.run_sequence = real
+        self.assertEqual(small, [[b"XADD", b"s"], [b"XLEN", b"s"]])
+
+    def test_xfail_file_parses(self):
+        from streamd_testlib.fuzz.matchers import load_xfail
+
+        for entry in load_xfail():
+            self.assertTrue(entry.reason and entry.matchers, entry.name)
+
+
 if __name__ == "__main__":
     runner.main()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..resp import Reply, encode
 from ..script import Script, ScriptError
@@ -38,8 +39,9 @@ class Matcher:
     drop: set[bytes] = field(default_factory=set)
     after: str = "stop"
 
-    def explains(self, argv: list[bytes], old: Reply, new: Reply) -> bool:
-        """Does this matcher explain 7.0.15 answering `old` and streamd `new` to `argv`?"""
+    def explains(self, argv: list[bytes], old: Reply, new: Reply, gen: bool = False) -> bool:
+        """Does this matcher explain 7.0.15 answering `old` and streamd `new` to `argv`?
+        gen: the sequence has generated IDs (normalise.py)."""
         if not self.command.search(command_line(argv)):
             return False
         if self.old is not None and not self.old.fullmatch(encode(old).decode("latin-1")):
@@ -47,8 +49,8 @@ class Matcher:
         if self.new is not None and not self.new.fullmatch(encode(new).decode("latin-1")):
             return False
         if self.drop:
-            return encode(normalise(argv, old, {})) == encode(
-                normalise(argv, drop_fields(new, self.drop), {}))
+            return encode(normalise(argv, old, gen)) == encode(
+                normalise(argv, drop_fields(new, self.drop), gen))
         return True
 
 
@@ -60,9 +62,13 @@ def command_line(argv: list[bytes]) -> str:
 
 
 def parse_matchers(script: Script) -> list[Matcher]:
+    return parse_lines(script.fuzz, script.name, script.path.name)
+
+
+def parse_lines(lines: list[str], name: str, where: str) -> list[Matcher]:
+    """Matchers from `!fuzz` lines without their `!fuzz ` prefix."""
     out: list[Matcher] = []
-    where = script.path.name
-    for line in script.fuzz:
+    for line in lines:
         key, _, value = line.partition(" ")
         value = value.strip()
         try:
@@ -70,7 +76,7 @@ def parse_matchers(script: Script) -> list[Matcher]:
         except re.error as e:
             raise ScriptError(f"{where}: bad regex in !fuzz {key}: {e}") from None
         if key == "command":
-            out.append(Matcher(script.name, pattern))
+            out.append(Matcher(name, pattern))
             continue
         if not out:
             raise ScriptError(f"{where}: !fuzz {key} before any !fuzz command")
@@ -91,10 +97,60 @@ def parse_matchers(script: Script) -> list[Matcher]:
 
 
 def load_all() -> list[Matcher]:
+    """Every versions row's matchers."""
     from ..versions import load_row, row_paths
 
     return [m for p in row_paths() for m in parse_matchers(load_row(p))]
 
 
-def explain(matchers: list[Matcher], argv: list[bytes], old: Reply, new: Reply) -> Matcher | None:
-    return next((m for m in matchers if m.explains(argv, old, new)), None)
+XFAIL_PATH = Path(__file__).resolve().parents[2] / "differential" / "fuzz_xfail.txt"
+
+
+@dataclass
+class XfailEntry:
+    name: str
+    reason: str
+    matchers: list[Matcher]
+
+
+def load_xfail(path: Path = XFAIL_PATH) -> list[XfailEntry]:
+    """Known differences without a versions row (fuzz_xfail.txt): blocks of `NAME: reason`
+    followed by `!fuzz` lines, separated by blank lines; `#` lines are comments. Their
+    matchers are named `xfail:NAME`."""
+    entries: list[XfailEntry] = []
+    if not path.exists():
+        return entries
+    block: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if not block:
+            return
+        n, head = block[0]
+        name, sep, reason = head.partition(":")
+        if not sep or not name.strip() or " " in name.strip() or not reason.strip():
+            raise ScriptError(f"{path.name}:{n}: an entry starts with 'NAME: reason'")
+        lines = []
+        for ln, text in block[1:]:
+            if not text.startswith("!fuzz "):
+                raise ScriptError(f"{path.name}:{ln}: expected a !fuzz line")
+            lines.append(text[len("!fuzz "):].strip())
+        ms = parse_lines(lines, f"xfail:{name.strip()}", f"{path.name}:{n}")
+        if not ms:
+            raise ScriptError(f"{path.name}:{n}: entry {name.strip()} has no matcher")
+        entries.append(XfailEntry(name.strip(), reason.strip(), ms))
+        block.clear()
+
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("#"):
+            continue
+        if not line.strip():
+            flush()
+        else:
+            block.append((n, line.strip()))
+    flush()
+    return entries
+
+
+def explain(matchers: list[Matcher], argv: list[bytes], old: Reply, new: Reply,
+            gen: bool = False) -> Matcher | None:
+    return next((m for m in matchers if m.explains(argv, old, new, gen)), None)

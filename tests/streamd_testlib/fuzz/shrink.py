@@ -1,0 +1,112 @@
+"""Shrinking a failing sequence to a minimal reproducer, printed as a differential script.
+
+`shrink()` is delta debugging (ddmin) over the command list: the sequence is first cut after
+the differing step, then chunks and single commands are removed while the run still shows an
+unexplained difference at the same command (same name and subcommand). Every attempt runs on
+a new connection to each server after FLUSHALL (the fuzzer touches nothing FLUSHALL leaves
+behind); the result is confirmed on freshly started servers by the differential runner itself,
+as the script it prints, so the script is ready to paste into tests/differential/scripts/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..resp import _quote
+from ..script import parse_script_text
+from .matchers import Matcher
+from .run import run_sequence
+
+MAX_ATTEMPTS = 400
+
+
+def _signature(argv: list[bytes]) -> tuple[bytes, ...]:
+    if argv and argv[0].upper() in (b"XINFO", b"XGROUP") and len(argv) > 1:
+        return (argv[0].upper(), argv[1].upper())
+    return (argv[0].upper(),) if argv else ()
+
+
+def shrink(cmds: list[list[bytes]], index: int, streamd, redis, proto: int,
+           matchers: list[Matcher]) -> list[list[bytes]]:
+    want = _signature(cmds[index])
+    attempts = 0
+
+    def fails(candidate: list[list[bytes]]) -> bool:
+        nonlocal attempts
+        attempts += 1
+        if not candidate:
+            return False
+        d = run_sequence(candidate, streamd, redis, proto, matchers).difference
+        return d is not None and _signature(d.argv) == want
+
+    items = cmds[: index + 1]
+    n = 2
+    while len(items) >= 2 and attempts < MAX_ATTEMPTS:
+        chunk = -(-len(items) // n)
+        parts = [items[i:i + chunk] for i in range(0, len(items), chunk)]
+        for k in range(len(parts)):
+            complement = [c for j, p in enumerate(parts) if j != k for c in p]
+            if fails(complement):
+                items, n = complement, max(n - 1, 2)
+                break
+        else:
+            if n >= len(items):
+                break
+            n = min(len(items), n * 2)
+    # What still fails may have trailing commands after the differing one.
+    d = run_sequence(items, streamd, redis, proto, matchers).difference
+    if d is not None:
+        items = items[: d.index + 1]
+    return items
+
+
+def quote_arg(a: bytes) -> str:
+    """redis-cli quoting (script.split_args reads it back)."""
+    plain = a and all(0x21 <= c < 0x7F and c not in b"\"'\\" for c in a)
+    return a.decode("ascii") if plain else _quote(a)
+
+
+def script_masks(argv: list[bytes]) -> list[str]:
+    """The masks a differential script needs for what is volatile in this command's reply
+    (the fuzzer's normalisation, as close as the script masks can say it)."""
+    cmd = argv[0].upper()
+    sub = argv[1].upper() if len(argv) > 1 else b""
+    if cmd == b"XINFO" and sub == b"CONSUMERS":
+        return ["fields:idle,inactive"]
+    if cmd == b"XINFO" and sub == b"STREAM":
+        if any(a.upper() == b"FULL" for a in argv[3:4]):
+            # seen/active/delivery times are Unix ms; a time-ordered script keeps counts exact
+            return ["fields:radix-tree-nodes,seen-time,active-time",
+                    "range:1000000000000:99999999999999"]
+        return ["fields:radix-tree-nodes"]
+    if cmd == b"XPENDING" and len(argv) > 3:
+        return ["range:0:100000"]  # idle times (this also masks small delivery counts)
+    return []
+
+
+def render_script(cmds: list[list[bytes]], title: str, protocols: tuple[int, ...]) -> str:
+    lines = [f"# {title}"]
+    if protocols != (2, 3):
+        lines.append("!protocols " + " ".join(map(str, protocols)))
+    generated = False
+    for argv in cmds:
+        if not generated and argv[0].upper() == b"XADD" and b"*" in argv[2:]:
+            lines.append("!masks ids")  # generated IDs from here on
+            generated = True
+        masks = script_masks(argv)
+        if masks:
+            lines.append("!mask " + " ".join(masks))
+        lines.append(" ".join(quote_arg(a) for a in argv))
+    return "\n".join(lines) + "\n"
+
+
+def confirm_script(text: str, protocols: tuple[int, ...]) -> list[str]:
+    """Run the script with the differential runner on fresh servers; its problems."""
+    from ..differential import ServerPair, run_script
+
+    script = parse_script_text("!fresh\n" + text, Path("fuzz_reproducer.txt"))
+    pair = ServerPair(selftest=False)
+    try:
+        return [p for proto in protocols for p in run_script(script, proto, pair)]
+    finally:
+        pair.stop()
