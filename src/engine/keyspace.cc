@@ -81,19 +81,19 @@ void Database::expire_now(std::string_view key) {
 
 Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
   Entry* e = dict_.find(key);
+  // An expired key is logically absent: it expires first (observers hear "expired", as after
+  // Redis's lookupKeyWrite), and the value is stored as a new key without its TTL.
+  if (e && is_expired(*e)) {
+    expire_now(key);
+    e = nullptr;
+  }
   if (e) {
-    bool fresh = is_expired(*e);
-    if (fresh) {
-      // An expired key is logically absent: its TTL must not survive into the new value.
-      keep_ttl = false;
-    }
     e->value = std::move(value);
     e->access_ms = clock_->now_ms();
     if (!keep_ttl && e->expire_ms >= 0) {
       e->expire_ms = -1;
       --expires_;
     }
-    if (fresh) notify(key, KeyEvent::kAdded);
     return *e;
   }
   Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;

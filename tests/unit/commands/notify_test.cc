@@ -229,6 +229,16 @@ TEST_F(NotifyTest, ExpiredLazilyAndActively) {
   EXPECT_EQ(TakeKeyevents(), (Events{"expired lazy", "keymiss lazy"}));
   h.Cron();
   EXPECT_EQ(TakeKeyevents(), (Events{"expired active"}));
+  // Overwriting an expired key without a lookup first (MSET, SETEX) expires it too.
+  Run({"SET", "m", "v", "PX", "100"});
+  Run({"SET", "x", "v", "PX", "100"});
+  Take();
+  h.Advance(200);
+  uint64_t expired_before = h.server().stats().expired_keys;
+  Run({"MSET", "m", "v2"});
+  Run({"SETEX", "x", "100", "v2"});
+  EXPECT_EQ(TakeKeyevents(), (Events{"expired m", "set m", "expired x", "set x", "expire x"}));
+  EXPECT_EQ(h.server().stats().expired_keys, expired_before + 2);
   // A time already past is a deletion, not an expiry.
   Run({"SET", "k", "v"});
   Run({"EXPIRE", "k", "-1"});
