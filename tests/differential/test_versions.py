@@ -22,10 +22,9 @@ class VersionsTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if not servers.redis_available():
-            raise unittest.SkipTest(f"redis-server not found at {servers.REDIS_SERVER}")
-        if not servers.streamd_available():
-            raise unittest.SkipTest(f"streamd binary not found at {servers.streamd_bin()}")
+        reason = servers.missing_reason()
+        if reason:
+            raise unittest.SkipTest(reason)
 
     @classmethod
     def tearDownClass(cls):

@@ -52,6 +52,15 @@ def redis_available() -> bool:
     return os.access(REDIS_SERVER, os.X_OK)
 
 
+def missing_reason() -> str | None:
+    """Why a streamd-versus-redis test cannot run here (a skip reason), or None."""
+    if not redis_available():
+        return f"redis-server not found at {REDIS_SERVER} (apt-get install redis-server)"
+    if not streamd_available():
+        return f"streamd binary not found at {streamd_bin()} (build it or set STREAMD_BIN)"
+    return None
+
+
 def _port_is_free(port: int) -> bool:
     for family, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET, "0.0.0.0")):
         s = socket.socket(family, socket.SOCK_STREAM)
