@@ -34,6 +34,8 @@ def main() -> int:
     ap.add_argument("--extra-xfail", type=Path, action="append", default=[], metavar="FILE",
                     help="more fuzz_xfail-format entries to skip (e.g. open items being fixed, "
                          "to look past them); never for CI")
+    ap.add_argument("--node-entries", type=int, metavar="N",
+                    help="start both servers with --stream-node-max-entries N (small nodes)")
     ap.add_argument("--replay", type=int, metavar="K",
                     help="print sequence K of the seed as a script and exit")
     opts = ap.parse_args()
@@ -46,7 +48,9 @@ def main() -> int:
         return 2
     protos = (int(opts.proto),) if opts.proto else (2, 3)
     c = Campaign(opts.seed, opts.sequences, opts.length, protos, opts.shrink, opts.time_limit,
-                 log=lambda s: print(s, flush=True), extra_xfail=opts.extra_xfail)
+                 log=lambda s: print(s, flush=True), extra_xfail=opts.extra_xfail,
+                 server_args=(["--stream-node-max-entries", str(opts.node_entries)]
+                              if opts.node_entries else []))
     st = c.run()
     print(c.summary_line(st.seconds))
     for row, n in sorted(st.skipped.items()):

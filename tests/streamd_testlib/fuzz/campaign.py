@@ -66,20 +66,23 @@ def _describe(o) -> str:
 class Campaign:
     def __init__(self, seed: int, sequences: int, length: int, protos=(2, 3),
                  shrink_failures: int = 10, time_limit: float | None = None, log=print,
-                 extra_xfail=()):
+                 extra_xfail=(), server_args=()):
         self.seed, self.sequences, self.length, self.protos = seed, sequences, length, protos
         self.shrink_failures = shrink_failures
         self.time_limit = time_limit
         self.log = log
         self.xfail = load_xfail() + [e for p in extra_xfail for e in load_xfail(p)]
         self.matchers: list[Matcher] = load_all() + [m for e in self.xfail for m in e.matchers]
+        # e.g. --stream-node-max-entries 4: many small nodes, so node splits, deletions and
+        # trimming across nodes get exercised by sequences of a few dozen entries
+        self.server_args = list(server_args)
         self.stats = Stats()
         self._seen: set[tuple] = set()
         self.streamd = self.redis = None
 
     def _start(self) -> None:
-        self.streamd = servers.start_streamd("--appendonly", "no")
-        self.redis = servers.start_redis()
+        self.streamd = servers.start_streamd("--appendonly", "no", *self.server_args)
+        self.redis = servers.start_redis(*self.server_args)
 
     def _stop(self) -> None:
         for s in (self.streamd, self.redis):
@@ -154,7 +157,7 @@ class Campaign:
         small_d = diffs.get(f.proto) or next((x for x in diffs.values() if x), None)
         title = (f"fuzz_streams seed {f.seed} sequence {f.k} RESP{f.proto}: "
                  f"{command_line(d.argv)[:100]}")
-        f.script = render_script(small, title, protos or (f.proto,))
+        f.script = render_script(small, title, protos or (f.proto,), self.server_args)
         f.confirmed = confirm_script(f.script, protos or (f.proto,))
         verdict = ("confirmed by the differential runner on fresh servers" if f.confirmed else
                    "NOT reproduced by the differential runner (volatile? see the full sequence)")

@@ -37,8 +37,15 @@ ODD_IDS = ["-", "+", "$", ">", "0", "0-0", "*", "1-*", "5-*", "0-*", "1844674407
 
 
 class Generator:
+    """The generator keeps a rough model of what its own commands probably did (IDs added per
+    key, groups created), only to aim later commands at things that exist: most XADDs use an
+    ID above the key's last one, most group commands name a (key, group) that was created,
+    XACK/XCLAIM/XDEL often name added IDs. The model is never used to predict a reply."""
+
     def __init__(self, seed: int):
         self.r = random.Random(seed)
+        self.added: dict[str, list[tuple[int, int]]] = {}
+        self.groups: list[tuple[str, str]] = []
 
     # -- vocabularies ----------------------------------------------------------------------
 
@@ -63,13 +70,35 @@ class Generator:
     def ms(self) -> int:
         return self.r.randint(0, 15)
 
-    def exact_id(self) -> str:
+    def exact_id(self, key: str | None = None) -> str:
+        known = self.added.get(key) if key else None
+        if known and self.chance(0.5):
+            ms, seq = self.pick(known)
+            return f"{ms}-{seq}"
         if self.chance(0.15):
             return str(self.ms())
         return f"{self.ms()}-{self.r.randint(0, 3)}"
 
-    def any_id(self, p_odd: float = 0.2) -> str:
-        return self.pick(ODD_IDS) if self.chance(p_odd) else self.exact_id()
+    def any_id(self, p_odd: float = 0.1, key: str | None = None) -> str:
+        return self.pick(ODD_IDS) if self.chance(p_odd) else self.exact_id(key)
+
+    def next_id(self, key: str) -> str:
+        """An ID above the last one this generator added to `key` (usually accepted)."""
+        known = self.added.setdefault(key, [])
+        ms, seq = known[-1] if known else (0, 0)
+        if self.chance(0.6):
+            ms += self.r.randint(1, 3)
+            seq = self.r.randint(0, 2)
+        else:
+            seq += self.r.randint(1, 2)
+        known.append((ms, seq))
+        return f"{ms}-{seq}"
+
+    def group_target(self) -> tuple[str, str]:
+        """(key, group) for a command that needs a group: usually one that was created."""
+        if self.groups and self.chance(0.85):
+            return self.pick(self.groups)
+        return self.key(), self.group()
 
     def range_bound(self, low: bool) -> str:
         x = self.r.random()
@@ -90,7 +119,7 @@ class Generator:
         return self.pick(BAD_NUMBERS) if self.chance(0.12) else str(self.r.randint(0, 12))
 
     def idle_threshold(self) -> str:
-        if self.chance(0.1):
+        if self.chance(0.06):
             return self.pick(BAD_NUMBERS)
         return self.pick(["0", "0", "100000000000", "10000000000000"])
 
@@ -115,6 +144,8 @@ class Generator:
             out.append(approx)
         out.append(self.threshold_maxlen() if out[0].upper() == "MAXLEN" else self.any_id(0.15))
         if self.chance(0.3):
+            if approx != "~" and self.chance(0.7):
+                out.insert(1, "~") if approx is None else out.__setitem__(1, "~")
             out += ["LIMIT", self.count()]
         if self.chance(0.05):
             out += [self.pick(["MAXLEN", "MINID"]), "1"]  # both strategies
@@ -131,9 +162,11 @@ class Generator:
         x = self.r.random()
         if x < 0.03:
             out.append("*")
-        elif x < 0.12:
+        elif x < 0.10:
             out.append(f"{self.ms()}-*")
-        elif x < 0.85:
+        elif x < 0.70:
+            out.append(self.next_id(out[1]))
+        elif x < 0.92:
             out.append(self.exact_id())
         else:
             out.append(self.pick(ODD_IDS))
@@ -143,7 +176,8 @@ class Generator:
         return ["XTRIM", self.key()] + (self.trim_spec() if self.chance(0.95) else [])
 
     def xdel(self) -> list[str]:
-        return ["XDEL", self.key()] + [self.any_id(0.1) for _ in range(self.pick([1, 1, 2, 3, 0]))]
+        key = self.key()
+        return ["XDEL", key] + [self.any_id(0.08, key) for _ in range(self.pick([1, 1, 2, 3, 0]))]
 
     def xlen(self) -> list[str]:
         return ["XLEN", self.key()] + (["extra"] if self.chance(0.03) else [])
@@ -158,12 +192,12 @@ class Generator:
             out.append(self.pick(["COUNT", "LIMIT", "x"]))
         return out
 
-    def _streams_part(self, group: bool) -> list[str]:
-        keys = [self.key() for _ in range(self.pick([1, 1, 1, 2]))]
+    def _streams_part(self, group: bool, first: str | None = None) -> list[str]:
+        keys = [first or self.key()] + [self.key() for _ in range(self.pick([0, 0, 0, 1]))]
         if group:
-            ids = [">" if self.chance(0.6) else self.any_id(0.2) for _ in keys]
+            ids = [">" if self.chance(0.6) else self.any_id(0.08) for _ in keys]
         else:
-            ids = [self.pick(["$", "+", "0"]) if self.chance(0.3) else self.any_id(0.2)
+            ids = [self.pick(["$", "+", "0"]) if self.chance(0.3) else self.any_id(0.08)
                    for _ in keys]
         if self.chance(0.04):
             ids = ids[:-1]  # unbalanced
@@ -178,7 +212,8 @@ class Generator:
         return out + self._streams_part(False)
 
     def xreadgroup(self) -> list[str]:
-        out = ["XREADGROUP", "GROUP", self.group(), self.consumer()]
+        key, group = self.group_target()
+        out = ["XREADGROUP", "GROUP", group, self.consumer()]
         if self.chance(0.03):
             out = ["XREADGROUP", "GROUP", self.group()]
         if self.chance(0.4):
@@ -187,18 +222,21 @@ class Generator:
             out += ["BLOCK", self.block_ms()]
         if self.chance(0.2):
             out.append("NOACK")
-        return out + self._streams_part(True)
+        return out + self._streams_part(True, key)
 
     def xgroup(self) -> list[str]:
         sub = self.pick(["CREATE"] * 5 + ["SETID"] * 2 + ["DESTROY", "CREATECONSUMER",
                                                          "CREATECONSUMER", "DELCONSUMER", "HELP"])
         if sub == "HELP":
             return ["XGROUP", "HELP"] + (["x"] if self.chance(0.2) else [])
-        out = ["XGROUP", sub, self.key(), self.group()]
+        key, group = (self.key(), self.group()) if sub == "CREATE" else self.group_target()
+        out = ["XGROUP", sub, key, group]
+        if sub == "CREATE" and (key, group) not in self.groups:
+            self.groups.append((key, group))
         if sub in ("CREATE", "SETID"):
             out.append(self.pick(["$", "0", "$", "-", "+"]) if self.chance(0.4)
                        else self.any_id(0.15))
-            if sub == "CREATE" and self.chance(0.4):
+            if sub == "CREATE" and self.chance(0.6):
                 out.append("MKSTREAM")
             if self.chance(0.25):
                 out += ["ENTRIESREAD", self.pick(["0", "1", "2", "5", "-1", "-2", "100"])
@@ -210,11 +248,12 @@ class Generator:
         return out
 
     def xack(self) -> list[str]:
-        return ["XACK", self.key(), self.group()] + [
-            self.any_id(0.1) for _ in range(self.pick([1, 1, 2, 3, 0]))]
+        key, group = self.group_target()
+        return ["XACK", key, group] + [
+            self.any_id(0.08, key) for _ in range(self.pick([1, 1, 2, 3, 0]))]
 
     def xpending(self) -> list[str]:
-        out = ["XPENDING", self.key(), self.group()]
+        out = ["XPENDING", *self.group_target()]
         if self.chance(0.6):
             if self.chance(0.3):
                 out += ["IDLE", self.idle_threshold()]
@@ -226,8 +265,9 @@ class Generator:
         return out
 
     def xclaim(self) -> list[str]:
-        out = ["XCLAIM", self.key(), self.group(), self.consumer(), self.idle_threshold()]
-        out += [self.any_id(0.1) for _ in range(self.pick([1, 1, 2, 3]))]
+        key, group = self.group_target()
+        out = ["XCLAIM", key, group, self.consumer(), self.idle_threshold()]
+        out += [self.any_id(0.08, key) for _ in range(self.pick([1, 1, 2, 3]))]
         for _ in range(self.pick([0, 0, 1, 2, 3])):
             opt = self.pick(["IDLE", "TIME", "RETRYCOUNT", "FORCE", "JUSTID", "LASTID", "BOGUS"])
             if opt == "IDLE":
@@ -245,7 +285,7 @@ class Generator:
         return out
 
     def xautoclaim(self) -> list[str]:
-        out = ["XAUTOCLAIM", self.key(), self.group(), self.consumer(), self.idle_threshold(),
+        out = ["XAUTOCLAIM", *self.group_target(), self.consumer(), self.idle_threshold(),
                self.range_bound(True) if self.chance(0.85) else self.pick(ODD_IDS)]
         if self.chance(0.4):
             out += ["COUNT", self.count()]
@@ -268,10 +308,9 @@ class Generator:
             if self.chance(0.05):
                 out.append(self.pick(["FOO", "COUNT"]))
             return out
-        out = ["XINFO", sub, self.key()]
         if sub == "CONSUMERS":
-            out.append(self.group())
-        return out
+            return ["XINFO", sub, *self.group_target()]
+        return ["XINFO", sub, self.key()]
 
     def xsetid(self) -> list[str]:
         out = ["XSETID", self.key(), self.any_id(0.2)]
@@ -301,5 +340,19 @@ class Generator:
             argv = argv[: self.r.randint(1, len(argv) - 1)]  # truncated: arity errors
         return [a.encode("latin-1") for a in argv]
 
+    def setup(self) -> list[list[str]]:
+        """A valid start (entries, then groups on them) so that most sequences exercise the
+        group commands on groups that exist, not only their NOGROUP errors."""
+        out = []
+        for key in self.r.sample(STREAMS[:2], self.r.randint(1, 2)):
+            out += [["XADD", key, self.next_id(key)] + self.fields()[:2]
+                    for _ in range(self.r.randint(1, 4))]
+            for group in self.r.sample(GROUPS, self.r.randint(0, 2)):
+                out.append(["XGROUP", "CREATE", key, group, self.pick(["0", "0", "$", "-"])])
+                self.groups.append((key, group))
+        return out
+
     def sequence(self, n: int) -> list[list[bytes]]:
-        return [self.command() for _ in range(n)]
+        head = self.setup() if self.chance(0.85) else []
+        head = [[a.encode("latin-1") for a in argv] for argv in head[:n]]
+        return head + [self.command() for _ in range(n - len(head))]

@@ -84,10 +84,13 @@ def script_masks(argv: list[bytes]) -> list[str]:
     return []
 
 
-def render_script(cmds: list[list[bytes]], title: str, protocols: tuple[int, ...]) -> str:
+def render_script(cmds: list[list[bytes]], title: str, protocols: tuple[int, ...],
+                  server_args: list[str] = ()) -> str:
     lines = [f"# {title}"]
     if protocols != (2, 3):
         lines.append("!protocols " + " ".join(map(str, protocols)))
+    if server_args:
+        lines.append("!server-args " + " ".join(server_args))
     generated = False
     for argv in cmds:
         if not generated and argv[0].upper() == b"XADD" and b"*" in argv[2:]:
