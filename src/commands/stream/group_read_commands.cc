@@ -165,10 +165,7 @@ void xreadgroup(Context& ctx) {
       if (r.new_entries) continue;
     }
     auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    if (created) {
-      ctx.notify(events::kXgroupCreateConsumer, key);
-      propagate_create_consumer(ctx, key, a.group, a.consumer);
-    }
+    if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
     consumer->mark_seen(ctx.now_ms);
     engine::ReadResult rr;
     if (!r.new_entries) {

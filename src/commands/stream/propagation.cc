@@ -102,6 +102,7 @@ void propagate_group_position(Context& ctx, std::string_view key, const engine::
 
 void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
                                std::string_view consumer) {
+  ctx.notify(events::kXgroupCreateConsumer, key);
   if (!ctx.propagating()) return ctx.propagate_nothing();
   ctx.propagate({"XGROUP", "CREATECONSUMER", key, group, consumer});
 }

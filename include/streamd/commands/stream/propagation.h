@@ -44,7 +44,9 @@ void propagate_delivery(Context& ctx, std::string_view key, std::string_view gro
                         std::string_view consumer, const engine::GroupEntry& e, bool lastid);
 // XGROUP SETID key group last ENTRIESREAD n: the group's position after a read or a claim.
 void propagate_group_position(Context& ctx, std::string_view key, const engine::ConsumerGroup& g);
-// XGROUP CREATECONSUMER key group consumer: a consumer a command created implicitly.
+// XGROUP CREATECONSUMER key group consumer: a consumer a command created implicitly. The same
+// effect is its xgroup-createconsumer keyspace event (published even when nothing propagates),
+// so whoever creates a consumer reports both with this one call.
 void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
                                std::string_view consumer);
 // XACK key group id: a PEL entry a claim dropped because its stream entry is gone.
