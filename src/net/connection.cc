@@ -20,6 +20,7 @@
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
 #include "streamd/resp/reply_writer.h"
@@ -435,7 +436,11 @@ void Connection::update_session_counters() {
 }
 
 bool Connection::check_output_limits(int64_t now_ms) {
-  const OutputLimit& lim = fe_.settings().normal_output_limit;
+  // A subscriber is held to the pubsub class (Redis's client types): one that stops reading is
+  // closed at its limit while the publishers, normal clients, go on.
+  const OutputLimit& lim = session_ && cmd::subscribed(*session_)
+                               ? fe_.settings().pubsub_output_limit
+                               : fe_.settings().normal_output_limit;
   std::size_t used = pending_output();
   bool over = lim.hard_bytes != 0 && used >= lim.hard_bytes;
   if (lim.soft_bytes != 0 && used >= lim.soft_bytes) {

@@ -29,13 +29,22 @@ std::size_t smallest_limit(const OutputLimit& lim) {
   return n;
 }
 
+bool same_limit(const OutputLimit& a, const OutputLimit& b) {
+  return a.hard_bytes == b.hard_bytes && a.soft_bytes == b.soft_bytes &&
+         a.soft_seconds == b.soft_seconds;
+}
+
+// The smallest output size at which some client class's limit needs checking.
+std::size_t smallest_limit(const Settings& s) {
+  return std::min(smallest_limit(s.normal_output_limit), smallest_limit(s.pubsub_output_limit));
+}
+
 bool same_limits(const Settings& a, const Settings& b) {
   return a.maxclients == b.maxclients && a.timeout_s == b.timeout_s &&
          a.tcp_keepalive_s == b.tcp_keepalive_s && a.proto_max_bulk_len == b.proto_max_bulk_len &&
          a.client_query_buffer_limit == b.client_query_buffer_limit &&
-         a.normal_output_limit.hard_bytes == b.normal_output_limit.hard_bytes &&
-         a.normal_output_limit.soft_bytes == b.normal_output_limit.soft_bytes &&
-         a.normal_output_limit.soft_seconds == b.normal_output_limit.soft_seconds && a.hz == b.hz &&
+         same_limit(a.normal_output_limit, b.normal_output_limit) &&
+         same_limit(a.pubsub_output_limit, b.pubsub_output_limit) && a.hz == b.hz &&
          a.loglevel == b.loglevel;
 }
 
@@ -48,7 +57,7 @@ FrontEnd::FrontEnd(asio::io_context& io, cmd::Server& server, cmd::Dispatcher& d
       dispatcher_(dispatcher),
       cfg_(cfg),
       settings_(settings_from(cfg)),
-      output_check_bytes_(smallest_limit(settings_.normal_output_limit)),
+      output_check_bytes_(smallest_limit(settings_)),
       poller_(io),
       timer_(io),
       signals_(io) {
@@ -187,7 +196,7 @@ void FrontEnd::refresh_settings() {
   fresh.unixsocketperm = settings_.unixsocketperm;
   fresh.io_uring = settings_.io_uring;
   settings_ = std::move(fresh);
-  output_check_bytes_ = smallest_limit(settings_.normal_output_limit);
+  output_check_bytes_ = smallest_limit(settings_);
   ++settings_gen_;
 }
 

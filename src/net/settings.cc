@@ -22,6 +22,9 @@ Settings settings_from(const config::Config& cfg) {
   const config::OutputBufferLimit& normal =
       cfg.client_output_buffer_limit()[config::ClientClass::kNormal];
   s.normal_output_limit = {normal.hard_bytes, normal.soft_bytes, normal.soft_seconds};
+  const config::OutputBufferLimit& pubsub =
+      cfg.client_output_buffer_limit()[config::ClientClass::kPubSub];
+  s.pubsub_output_limit = {pubsub.hard_bytes, pubsub.soft_bytes, pubsub.soft_seconds};
   s.hz = static_cast<int>(cfg.hz());
   s.loglevel = std::string(config::to_string(cfg.loglevel()));
   return s;

@@ -40,6 +40,8 @@ struct Settings {
   std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
   std::size_t client_query_buffer_limit = 1024ull * 1024 * 1024;
   OutputLimit normal_output_limit = {256ull * 1024 * 1024, 0, 0};
+  // Clients subscribed to a channel, pattern or shard channel (Redis's default 32mb 8mb 60).
+  OutputLimit pubsub_output_limit = {32ull * 1024 * 1024, 8ull * 1024 * 1024, 60};
   int hz = 10;
   std::string loglevel = "notice";  // debug, verbose, notice, warning, nothing
 };

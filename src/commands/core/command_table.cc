@@ -75,6 +75,7 @@ void register_all_commands(CommandTable& t) {
   register_persistence_commands(t);
   register_introspection_commands(t);
   register_stream_commands(t);
+  register_pubsub_commands(t);
 }
 
 }  // namespace streamd::cmd

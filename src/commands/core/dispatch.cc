@@ -6,6 +6,7 @@
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/propagation_rewrite.h"
+#include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/monitor.h"
 #include "streamd/resp/reply_writer.h"
 
@@ -36,6 +37,41 @@ bool runs_inside_multi(const CommandSpec& top) {
   return false;
 }
 
+// What a RESP2 client in pub/sub mode may still run (see resp2_subscribed()).
+bool allowed_while_subscribed(const CommandSpec& top) {
+  static constexpr std::string_view kAllowed[] = {"subscribe",   "psubscribe",   "ssubscribe",
+                                                  "unsubscribe", "punsubscribe", "sunsubscribe",
+                                                  "ping",        "quit",         "reset"};
+  for (auto n : kAllowed) {
+    if (top.name == n) return true;
+  }
+  return false;
+}
+
+// Messages for the client whose command runs wait until its reply is written (pubsub.h). The
+// outermost scope for a session appends them; nested runs (EXEC's commands) only defer.
+class DeferPushes {
+ public:
+  DeferPushes(Session& s, std::string& out) : s_(s), out_(out), outer_(!s.defer_pushes) {
+    s_.defer_pushes = true;
+  }
+  ~DeferPushes() {
+    if (!outer_) return;
+    s_.defer_pushes = false;
+    if (!s_.deferred_pushes.empty()) {
+      out_.append(s_.deferred_pushes);
+      s_.deferred_pushes.clear();
+    }
+  }
+  DeferPushes(const DeferPushes&) = delete;
+  DeferPushes& operator=(const DeferPushes&) = delete;
+
+ private:
+  Session& s_;
+  std::string& out_;
+  bool outer_;
+};
+
 bool arity_ok(const CommandSpec& spec, std::size_t argc) {
   long long n = static_cast<long long>(argc);
   return spec.arity > 0 ? n == spec.arity : n >= -spec.arity;
@@ -64,6 +100,8 @@ std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
                                    std::string& out) {
   if (argv.empty()) return DispatchResult::kDone;
+  // Declared first: its destructor runs after the reply (and any CLIENT REPLY cut) is final.
+  DeferPushes defer(s, out);
 
   // CLIENT REPLY OFF|SKIP: the reply is produced as usual, then cut off the buffer.
   ReplyMode mode_before = s.reply_mode;
@@ -105,6 +143,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(spec, errors::kNoAuth);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
       reject(spec, e);
+    } else if (resp2_subscribed(s) && !allowed_while_subscribed(*top)) {
+      reject(spec, errors::pubsub_context(spec->full_name));
     } else if (s.in_multi && !runs_inside_multi(*top)) {
       std::vector<std::string> copy(argv.begin(), argv.end());
       s.queued.push_back(std::move(copy));
@@ -206,6 +246,7 @@ DispatchResult Dispatcher::rerun_blocked(Session& s, const std::vector<std::stri
     spec = CommandTable::find_sub(*top, views[1]);
   }
   if (!spec || !s.out) return DispatchResult::kDone;
+  DeferPushes defer(s, *s.out);
   return run(s, *spec, *top, views, *s.out, deadline_ms);
 }
 

@@ -43,6 +43,13 @@ std::string exec_abort(std::string_view error) {
   return fmt::format("EXECABORT Transaction discarded because of: {}", error);
 }
 
+std::string pubsub_context(std::string_view full_name) {
+  return fmt::format(
+      "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+      "allowed in this context",
+      full_name);
+}
+
 std::string hello_syntax(std::string_view option) {
   return fmt::format("ERR Syntax error in HELLO option '{}'", option);
 }

@@ -23,6 +23,7 @@ Server::Server(config::Config& cfg, const engine::Clock& clock)
       notifier_(cfg),
       start_ms_(clock.now_ms()) {
   keyspace_.set_observer(this);
+  notifier_.set_sink(&pubsub_sink_);
 }
 
 Server::~Server() {
@@ -43,6 +44,7 @@ void Server::remove_session(uint64_t id) {
   Session& s = *it->second;
   blocking_.forget(s);
   unwatch_all(s);
+  pubsub_.unsubscribe_all(s);
   sessions_.erase(it);
 }
 

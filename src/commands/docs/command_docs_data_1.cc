@@ -589,6 +589,49 @@ const RawDoc kPart[] = {
     "%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n"
     "type\r\n$6\r\nstring\r\n"sv},
+  {"hello"sv,
+    "~0\r\n~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$20\r\nHandshake with Redis\r\n$5\r\nsince\r\n"
+    "$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n"
+    "$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$109\r\n"
+    "`protover` made optional; when called without arguments the command reports the current connection's context.\r\n"
+    "$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\narguments\r\n"
+    "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$8\r\nprotover\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$17\r\nusername_password\r\n"
+    "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nAUTH\r\n$5\r\n"
+    "flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\n"
+    "name\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n"
+    "$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+    "%4\r\n$4\r\nname\r\n$10\r\nclientname\r\n$4\r\ntype\r\n$6\r\n"
+    "string\r\n$5\r\ntoken\r\n$7\r\nSETNAME\r\n$5\r\nflags\r\n~1\r\n"
+    "+optional\r\n"sv},
+  {"incr"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
+    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
+    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
+    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
+    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$43\r\nIncrement the integer value of a key by one\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
+    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+    "key_spec_index\r\n:0\r\n"sv},
+  {"incrby"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
+    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
+    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
+    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
+    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$56\r\nIncrement the integer value of a key by the given amount\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n"
+    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n"sv},
 };
 
 }  // namespace

@@ -13,49 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"hello"sv,
-    "~0\r\n~0\r\n"sv,
-    6,
-    "$7\r\nsummary\r\n$20\r\nHandshake with Redis\r\n$5\r\nsince\r\n"
-    "$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n"
-    "$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$109\r\n"
-    "`protover` made optional; when called without arguments the command reports the current connection's context.\r\n"
-    "$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\narguments\r\n"
-    "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
-    "$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$8\r\nprotover\r\n"
-    "$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$17\r\nusername_password\r\n"
-    "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nAUTH\r\n$5\r\n"
-    "flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\n"
-    "name\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n"
-    "$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
-    "%4\r\n$4\r\nname\r\n$10\r\nclientname\r\n$4\r\ntype\r\n$6\r\n"
-    "string\r\n$5\r\ntoken\r\n$7\r\nSETNAME\r\n$5\r\nflags\r\n~1\r\n"
-    "+optional\r\n"sv},
-  {"incr"sv,
-    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
-    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
-    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
-    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
-    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$43\r\nIncrement the integer value of a key by one\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
-    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-    "key_spec_index\r\n:0\r\n"sv},
-  {"incrby"sv,
-    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
-    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
-    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
-    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
-    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$56\r\nIncrement the integer value of a key by the given amount\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n"
-    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
-    "$4\r\ntype\r\n$7\r\ninteger\r\n"sv},
   {"incrbyfloat"sv,
     "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
     "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
@@ -365,6 +322,16 @@ const RawDoc kPart[] = {
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n"
     "$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n"
     "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"psubscribe"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$69\r\nListen for messages published to channels matching the given patterns\r\n"
+    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$75\r\nO(N) where N is the number of patterns the client is already subscribed to.\r\n"
+    "$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n"
+    "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
   {"pttl"sv,
     "~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n"
     "~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n"
@@ -379,6 +346,76 @@ const RawDoc kPart[] = {
     "$5\r\n2.8.0\r\n$19\r\nAdded the -2 reply.\r\n$9\r\narguments\r\n"
     "*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n"
     "$14\r\nkey_spec_index\r\n:0\r\n"sv},
+  {"publish"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$27\r\nPost a message to a channel\r\n$5\r\n"
+    "since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n"
+    "complexity\r\n$141\r\nO(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).\r\n"
+    "$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$7\r\nchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"pubsub"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n"
+    "since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n"
+    "complexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"pubsub|channels"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$20\r\nList active channels\r\n$5\r\nsince\r\n"
+    "$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n"
+    "$131\r\nO(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
+  {"pubsub|help"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$49\r\nShow helpful text about the different subcommands\r\n"
+    "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"pubsub|numpat"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$54\r\nGet the count of unique patterns pattern subscriptions\r\n"
+    "$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"pubsub|numsub"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$41\r\nGet the count of subscribers for channels\r\n"
+    "$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$75\r\nO(N) for the NUMSUB subcommand, where N is the number of requested channels\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
+  {"pubsub|shardchannels"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$26\r\nList active shard channels\r\n$5\r\nsince\r\n"
+    "$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n"
+    "$131\r\nO(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
+  {"pubsub|shardnumsub"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$47\r\nGet the count of subscribers for shard channels\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$86\r\nO(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
+  {"punsubscribe"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$74\r\nStop listening for messages posted to channels matching the given patterns\r\n"
+    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$153\r\nO(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
   {"quit"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -574,6 +611,13 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n"
     "$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
     "$4\r\nO(1)\r\n"sv},
+  {"slowlog|reset"sv,
+    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$29\r\nresponse_policy:all_succeeded\r\n"
+    "~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n"
+    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$52\r\nO(N) where N is the number of entries in the slowlog\r\n"sv},
 };
 
 }  // namespace

@@ -13,13 +13,31 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"slowlog|reset"sv,
-    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$29\r\nresponse_policy:all_succeeded\r\n"
-    "~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n"
-    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$52\r\nO(N) where N is the number of entries in the slowlog\r\n"sv},
+  {"spublish"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n"
+    "%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"
+    "index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+    "$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n"
+    "$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$33\r\nPost a message to a shard channel\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$80\r\nO(N) where N is the number of clients subscribed to the receiving shard channel.\r\n"
+    "$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"ssubscribe"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n"
+    "%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"
+    "index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+    "$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n"
+    ":1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$57\r\nListen for messages published to the given shard channels\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$61\r\nO(N) where N is the number of shard channels to subscribe to.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n"sv},
   {"strlen"sv,
     "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n"
     "%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"
@@ -32,6 +50,27 @@ const RawDoc kPart[] = {
     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n"sv},
+  {"subscribe"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$51\r\nListen for messages published to the given channels\r\n"
+    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$55\r\nO(N) where N is the number of channels to subscribe to.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n"sv},
+  {"sunsubscribe"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n"
+    "%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"
+    "index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n"
+    "$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n"
+    ":1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$62\r\nStop listening for messages posted to the given shard channels\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$76\r\nO(N) where N is the number of clients already subscribed to a shard channel.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
   {"swapdb"sv,
     "~0\r\n~0\r\n"sv,
     5,
@@ -101,6 +140,15 @@ const RawDoc kPart[] = {
     "$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n"
     "type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n"
     "~1\r\n+multiple\r\n"sv},
+  {"unsubscribe"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$56\r\nStop listening for messages posted to the given channels\r\n"
+    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n"
+    "$10\r\ncomplexity\r\n$70\r\nO(N) where N is the number of clients already subscribed to a channel.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
   {"unwatch"sv,
     "~0\r\n~0\r\n"sv,
     4,

@@ -3,16 +3,20 @@
 #include <fmt/format.h>
 
 #include "streamd/commands/core/context.h"
+#include "streamd/commands/pubsub/pubsub.h"
 
 namespace streamd::cmd {
 
-ClientType client_type(const Session&) {
-  return ClientType::kNormal;
+ClientType client_type(const Session& s) {
+  // MONITOR clients count as normal (as in Redis); a subscribed client is pubsub in either
+  // protocol.
+  return subscribed(s) ? ClientType::kPubsub : ClientType::kNormal;
 }
 
 std::string client_flags(const Session& s) {
   std::string f;
   if (s.monitor) f += 'O';
+  if (subscribed(s)) f += 'P';
   if (s.in_multi) f += 'x';
   if (s.blocked) f += 'b';
   if (s.dirty_cas) f += 'd';
@@ -58,12 +62,14 @@ std::string client_info_line(Server& server, const Session& s, const Context* ru
   std::size_t tot_mem = s.query_buffer + s.query_buffer_free + argv_mem + multi_mem +
                         s.output_buffer + sizeof(Session);
   return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll=0 "
       "omem={} tot-mem={} events={} cmd={} user=default redir=-1 resp={}",
-      s.id, s.addr, s.laddr, s.fd, s.name, age, idle, client_flags(s), s.db, multi, s.query_buffer,
-      s.query_buffer_free, argv_mem, multi_mem, s.output_buffer, s.output_buffer, s.output_buffer,
-      s.output_buffer, tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd, static_cast<int>(s.proto));
+      s.id, s.addr, s.laddr, s.fd, s.name, age, idle, client_flags(s), s.db,
+      s.subs ? s.subs->channels.size() : 0, s.subs ? s.subs->patterns.size() : 0,
+      s.subs ? s.subs->shard_channels.size() : 0, multi, s.query_buffer, s.query_buffer_free,
+      argv_mem, multi_mem, s.output_buffer, s.output_buffer, s.output_buffer, s.output_buffer,
+      tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd, static_cast<int>(s.proto));
 }
 
 }  // namespace streamd::cmd

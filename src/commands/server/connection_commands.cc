@@ -11,6 +11,7 @@
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/redis_version.h"
+#include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/client_info.h"
 
 namespace streamd::cmd {
@@ -42,6 +43,13 @@ bool valid_client_attr(std::string_view s) {
 void ping(Context& ctx) {
   // Arity is -1 in the table (as in Redis); more than one message is an arity error.
   if (ctx.argc() > 2) return ctx.reply.error(errors::wrong_arity("ping"));
+  if (resp2_subscribed(ctx.session)) {
+    // In RESP2 pub/sub mode a reply must look like a message: ["pong", message or ""].
+    ctx.reply.array(2);
+    ctx.reply.bulk("pong");
+    ctx.reply.bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
+    return;
+  }
   if (ctx.argc() == 1) return ctx.reply.simple("PONG");
   ctx.reply.bulk(ctx.arg(1));
 }
@@ -126,9 +134,10 @@ void quit(Context& ctx) {
 }
 
 // RESET: back to the state of a new connection (protocol 2, db 0, no name, no MULTI/WATCH, not
-// monitoring, replies on) and, when a password is required, not authenticated.
+// monitoring, no subscriptions, replies on) and, when a password is required, not authenticated.
 void reset(Context& ctx) {
   Session& s = ctx.session;
+  ctx.server.pubsub().unsubscribe_all(s);
   s.in_multi = false;
   s.multi_error = false;
   s.queued.clear();

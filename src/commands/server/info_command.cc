@@ -345,9 +345,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("current_eviction_exceeded_time", 0);
   s.add("keyspace_hits", st.keyspace_hits);
   s.add("keyspace_misses", st.keyspace_misses);
-  s.add("pubsub_channels", 0);
-  s.add("pubsub_patterns", 0);
-  s.add("pubsubshard_channels", 0);
+  s.add("pubsub_channels", ctx.server.pubsub().channel_count());
+  s.add("pubsub_patterns", ctx.server.pubsub().pattern_count());
+  s.add("pubsubshard_channels", ctx.server.pubsub().shard_channel_count());
   PersistenceInfo pi = persistence_info(ctx.server);
   s.add("latest_fork_usec", pi.latest_fork_usec);
   s.add("total_forks", pi.total_forks);

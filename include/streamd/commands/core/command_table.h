@@ -97,6 +97,7 @@ void register_transaction_commands(CommandTable& t);
 void register_server_commands(CommandTable& t);
 void register_introspection_commands(CommandTable& t);  // COMMAND
 void register_stream_commands(CommandTable& t);
+void register_pubsub_commands(CommandTable& t);
 void register_all_commands(CommandTable& t);
 
 }  // namespace streamd::cmd

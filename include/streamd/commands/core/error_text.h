@@ -92,6 +92,13 @@ inline constexpr std::string_view kMonitorDenyBlocking =
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 
+// ---- pub/sub ----
+inline constexpr std::string_view kSsubscribeDenyBlocking =
+    "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client";
+// "ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are
+// allowed in this context" (a RESP2 client in pub/sub mode; the same text in 7.0.15 and 8.x)
+std::string pubsub_context(std::string_view full_name);
+
 // Redis 8.2-8.10 stream options (XDELEX/XACKDEL, IDMP/XCFGSET, MAXCOUNT/MAXSIZE). Texts not
 // confirmed against a Redis binary are marked (unverified) in docs/commands.md.
 inline constexpr std::string_view kNumIdsNotPositive =

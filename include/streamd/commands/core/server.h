@@ -18,6 +18,7 @@
 #include "streamd/commands/core/propagation.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/commands/core/stats.h"
+#include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
 #include "streamd/engine/keyspace.h"
@@ -39,6 +40,8 @@ class Server final : public engine::KeyObserver {
   void notify(const KeyspaceEvent& ev, std::string_view key, int db) {
     notifier_.notify(ev, key, db);
   }
+  // Channels, patterns and shard channels; publish() is the one way to send a message.
+  PubSub& pubsub() { return pubsub_; }
 
   // Sessions, by id (CLIENT LIST order is by id).
   Session& add_session(std::unique_ptr<Session> s);
@@ -98,6 +101,8 @@ class Server final : public engine::KeyObserver {
   Stats stats_;
   BlockingRegistry blocking_;
   Notifier notifier_;
+  PubSub pubsub_;
+  PubSubSink pubsub_sink_{pubsub_};  // the notifier's sink (set in the constructor)
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t last_client_id_ = 0;
   // (db, key) → sessions watching it.

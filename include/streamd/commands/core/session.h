@@ -16,6 +16,7 @@
 namespace streamd::cmd {
 
 struct BlockedState;
+struct Subscriptions;
 
 enum class ReplyMode { kOn, kOff, kSkip, kSkipNext };
 
@@ -56,6 +57,14 @@ struct Session {
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;
 
+  // Pub/sub (commands/pubsub/pubsub.h): this client's channels, patterns and shard channels;
+  // null until it first subscribes.
+  std::unique_ptr<Subscriptions> subs;
+  // Set by dispatch while this client's own command runs: messages for it wait in
+  // deferred_pushes and follow the command's reply (newest Redis's order).
+  bool defer_pushes = false;
+  std::string deferred_pushes;
+
   // I/O counters maintained by the network layer for CLIENT LIST / INFO.
   std::size_t query_buffer = 0;
   std::size_t query_buffer_free = 0;
@@ -71,7 +80,8 @@ struct Session {
   // Set by the network layer: the client was unblocked (its reply is in *out); flush and resume
   // processing pipelined commands.
   std::function<void()> resume;
-  // Set by the network layer: a push message (MONITOR lines) was appended to *out; flush it.
+  // Set by the network layer: a push message (MONITOR lines, pub/sub messages) was appended to
+  // *out; flush it.
   std::function<void()> flush;
 
   Session();

@@ -13,8 +13,8 @@ class Context;
 
 enum class ClientType { kNormal, kReplica, kPubsub, kMaster };
 
-// streamd has no replication or pub/sub yet, so every client (monitors too, as in Redis) is
-// "normal".
+// streamd has no replication: a client is "pubsub" while subscribed to anything, else (monitors
+// too, as in Redis) "normal".
 ClientType client_type(const Session& s);
 
 // One line, without the trailing newline:
