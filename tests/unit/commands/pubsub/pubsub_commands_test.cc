@@ -178,3 +178,25 @@ TEST_F(PubSubCommandsTest, DisconnectDropsSubscriptions) {
 
 }  // namespace
 }  // namespace streamd::test
+
+namespace streamd::test {
+namespace {
+
+TEST(PubSubNotifications, KeyspaceEventsReachSubscribers) {
+  CommandHarness h;
+  ASSERT_FALSE(h.config().set("notify-keyspace-events", "KEA").has_value());
+  std::string inbox;
+  h.session(1).out = &inbox;
+  h.RunRaw({"SUBSCRIBE", "__keyevent@0__:set"}, resp::Protocol::kResp2, 1);
+  inbox.clear();
+  EXPECT_EQ(h.Run({"SET", "k", "v"}, resp::Protocol::kResp2), "+OK\r\n");
+  EXPECT_EQ(inbox, "*3\r\n$7\r\nmessage\r\n$18\r\n__keyevent@0__:set\r\n$1\r\nk\r\n");
+  // A RESP3 client's own events follow its reply.
+  h.RunRaw({"PSUBSCRIBE", "__keyspace@0__:*"}, resp::Protocol::kResp3, 2);
+  EXPECT_EQ(h.RunRaw({"SET", "k2", "v"}, resp::Protocol::kResp3, 2),
+            "+OK\r\n>4\r\n$8\r\npmessage\r\n$16\r\n__keyspace@0__:*\r\n$17\r\n__keyspace@0__:"
+            "k2\r\n$3\r\nset\r\n");
+}
+
+}  // namespace
+}  // namespace streamd::test
