@@ -363,6 +363,26 @@ class VersionsRowTest(unittest.TestCase):
             with self.assertRaises(ScriptError, msg=bad):
                 parse_matchers(parse_script_text(bad + "PING\n", Path("row.txt")))
 
+    def test_fuzz_subset_and_mask_field(self):
+        from streamd_testlib.fuzz.matchers import explain, parse_lines
+
+        ms = parse_lines(["command ^XINFO CONSUMERS", "subset", "command ^XINFO GROUPS",
+                          "mask-field consumers"], "row", "row.txt")
+        c1 = b"*6\r\n$4\r\nname\r\n$2\r\nc1\r\n$4\r\nidle\r\n:1\r\n$7\r\npending\r\n:0\r\n"
+        c2 = c1.replace(b"c1", b"c2")
+        two, one = parse_reply(b"*2\r\n" + c1 + c2), parse_reply(b"*1\r\n" + c2)
+        cons = [b"XINFO", b"CONSUMERS", b"s", b"g"]
+        self.assertIs(explain(ms, cons, one, two), ms[0])
+        self.assertIs(explain(ms, cons, parse_reply(b"*0\r\n"), two), ms[0])
+        self.assertIsNone(explain(ms, cons, two, one))  # 7.0.15 knowing more is no subset
+        other = parse_reply(b"*1\r\n" + c2.replace(b":0", b":3"))
+        self.assertIsNone(explain(ms, cons, other, two))
+        g = b"*1\r\n*4\r\n$4\r\nname\r\n$1\r\ng\r\n$9\r\nconsumers\r\n:%d\r\n"
+        grp = [b"XINFO", b"GROUPS", b"s"]
+        self.assertIs(explain(ms, grp, parse_reply(g % 0), parse_reply(g % 2)), ms[1])
+        self.assertIsNone(explain(ms, grp, parse_reply(g % 0),
+                                  parse_reply((g % 2).replace(b"$1\r\ng", b"$1\r\nh"))))
+
     def test_every_row_is_a_row(self):
         from streamd_testlib.fuzz.matchers import parse_matchers
         from streamd_testlib.versions import load_row, row_paths

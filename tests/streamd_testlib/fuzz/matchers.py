@@ -9,13 +9,20 @@ lines; each `!fuzz command` starts a new matcher, the lines after it refine it:
   !fuzz new REGEX         streamd's raw reply must match it completely
   !fuzz drop-field NAME   streamd's reply without field NAME (maps, flat key/value arrays, any
                           depth; repeatable) must equal 7.0.15's after normalisation
+  !fuzz mask-field NAME   the value of field NAME is ignored on both sides (repeatable), the
+                          rest must be equal after normalisation (a count that differs because
+                          of state, e.g. `consumers` in XINFO GROUPS)
+  !fuzz subset            7.0.15's reply must be streamd's with some elements of its arrays
+                          left out (any depth; scalars equal after normalisation): streamd
+                          knows things 7.0.15 does not create, e.g. consumers
   !fuzz after stop|continue
                           stop (the default): the two servers may now hold different state,
                           nothing after this step is compared; continue: the step changed
                           nothing (a read), the sequence goes on being compared
 
-Raw replies are matched as latin-1 text with re.DOTALL, so `\\r\\n` in a pattern is CRLF. A
-matcher needs `old` and `new`, or `drop-field` (or all three). test_versions.py checks that a
+Raw replies are matched as latin-1 text with re.DOTALL, so `\\r\\n` in a pattern is CRLF.
+drop-field and mask-field apply first, then subset or equality. A matcher needs `old` and
+`new`, or at least one of drop-field, mask-field, subset. test_versions.py checks that a
 row's matchers explain the row's own `!differs` steps.
 """
 
@@ -37,6 +44,8 @@ class Matcher:
     old: re.Pattern | None = None
     new: re.Pattern | None = None
     drop: set[bytes] = field(default_factory=set)
+    mask: set[bytes] = field(default_factory=set)
+    subset: bool = False
     after: str = "stop"
 
     def explains(self, argv: list[bytes], old: Reply, new: Reply, gen: bool = False) -> bool:
@@ -48,10 +57,37 @@ class Matcher:
             return False
         if self.new is not None and not self.new.fullmatch(encode(new).decode("latin-1")):
             return False
-        if self.drop:
-            return encode(normalise(argv, old, gen)) == encode(
-                normalise(argv, drop_fields(new, self.drop), gen))
-        return True
+        if not (self.drop or self.mask or self.subset):
+            return True
+        o = normalise(argv, mask_fields(old, self.mask), gen)
+        n = normalise(argv, mask_fields(drop_fields(new, self.drop), self.mask), gen)
+        return is_subset(o, n) if self.subset else encode(o) == encode(n)
+
+
+def mask_fields(reply: Reply, names: set[bytes]) -> Reply:
+    if not names:
+        return reply
+    from ..masks import apply_masks
+
+    return apply_masks(reply, ["fields:" + ",".join(sorted(n.decode("latin-1") for n in names))])
+
+
+def is_subset(old: Reply, new: Reply) -> bool:
+    """old is new with array elements left out (greedy, in order, at any depth)."""
+    if old.items is None or new.items is None or old.kind != new.kind:
+        return encode(old) == encode(new)
+    if old.kind in ("%", "|", "~") or (old.kind == "*" and len(old.items) == len(new.items)):
+        # maps and same-length arrays: element by element
+        return len(old.items) == len(new.items) and all(
+            is_subset(a, b) for a, b in zip(old.items, new.items))
+    j = 0
+    for a in old.items:
+        while j < len(new.items) and not is_subset(a, new.items[j]):
+            j += 1
+        if j == len(new.items):
+            return False
+        j += 1
+    return True
 
 
 def command_line(argv: list[bytes]) -> str:
@@ -85,14 +121,19 @@ def parse_lines(lines: list[str], name: str, where: str) -> list[Matcher]:
             setattr(m, key, pattern)
         elif key == "drop-field" and value:
             m.drop.add(value.encode())
+        elif key == "mask-field" and value:
+            m.mask.add(value.encode())
+        elif key == "subset" and not value:
+            m.subset = True
         elif key == "after" and value in ("stop", "continue"):
             m.after = value
         else:
-            raise ScriptError(f"{where}: unknown !fuzz line {line!r} "
-                              "(command, old, new, drop-field, after stop|continue)")
+            raise ScriptError(f"{where}: unknown !fuzz line {line!r} (command, old, new, "
+                              "drop-field, mask-field, subset, after stop|continue)")
     for m in out:
-        if not m.drop and (m.old is None or m.new is None):
-            raise ScriptError(f"{where}: a !fuzz matcher needs old and new, or drop-field")
+        if not (m.drop or m.mask or m.subset) and (m.old is None or m.new is None):
+            raise ScriptError(f"{where}: a !fuzz matcher needs old and new, or drop-field, "
+                              "mask-field or subset")
     return out
 
 
