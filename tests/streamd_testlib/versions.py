@@ -287,14 +287,22 @@ def render_table(rows: list[Script]) -> str:
     for script in rows:
         gp = golden_path(script)
         golden = read_golden(gp) if gp.exists() else Golden()
-        section = golden.replies.get(2, {})
+        # RESP2, or RESP3 for a row that runs only there (a RESP3 push has no RESP2 form).
+        proto = 2 if 2 in golden.replies else 3
+        section = golden.replies.get(proto, {})
         for step in script.steps:
             if not getattr(step, "differs", False):
                 continue
-            g = section.get(f"{step.lineno}.1", {})
+            # Every reply of the step (`!replies N`), in order.
+            gs = [section[k] for k in sorted((k for k in section
+                                              if k.split(".")[0] == str(step.lineno)),
+                                             key=lambda k: int(k.split(".")[1]))] or [{}]
+            old = " then ".join(one_line(g.get("old")) for g in gs)
+            new = " then ".join(one_line(g.get("new")) for g in gs)
+            resp = "" if proto == 2 else " (RESP3)"
             out.append(
-                f"| [{script.name}](versions/{script.path.name}) | `{cell(step.text)}` | "
-                f"`{cell(one_line(g.get('old')))}` | `{cell(one_line(g.get('new')))}` | "
+                f"| [{script.name}](versions/{script.path.name}) | `{cell(step.text)}`{resp} | "
+                f"`{cell(old)}` | `{cell(new)}` | "
                 f"{script.since} | {cell(script.source)} |")
     out += ["", "Descriptions:", ""]
     out += [f"- **{s.name}**: {s.description}" for s in rows]
