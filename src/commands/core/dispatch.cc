@@ -37,15 +37,21 @@ bool runs_inside_multi(const CommandSpec& top) {
   return false;
 }
 
-// What a RESP2 client in pub/sub mode may still run (see resp2_subscribed()).
-bool allowed_while_subscribed(const CommandSpec& top) {
-  static constexpr std::string_view kAllowed[] = {"subscribe",   "psubscribe",   "ssubscribe",
-                                                  "unsubscribe", "punsubscribe", "sunsubscribe",
-                                                  "ping",        "quit",         "reset"};
-  for (auto n : kAllowed) {
+// (P|S)SUBSCRIBE and (P|S)UNSUBSCRIBE: their replies are push frames (confirmations), which
+// CLIENT REPLY OFF|SKIP does not suppress (Redis delivers pushes regardless).
+bool is_subscription_command(const CommandSpec& top) {
+  static constexpr std::string_view kNames[] = {"subscribe",   "psubscribe",   "ssubscribe",
+                                                "unsubscribe", "punsubscribe", "sunsubscribe"};
+  for (auto n : kNames) {
     if (top.name == n) return true;
   }
   return false;
+}
+
+// What a RESP2 client in pub/sub mode may still run (see resp2_subscribed()).
+bool allowed_while_subscribed(const CommandSpec& top) {
+  return is_subscription_command(top) || top.name == "ping" || top.name == "quit" ||
+         top.name == "reset";
 }
 
 // Messages for the client whose command runs wait until its reply is written (pubsub.h). The
@@ -127,6 +133,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
   };
 
   DispatchResult result = DispatchResult::kDone;
+  bool pushes_only = false;  // the reply is confirmations, kept even with CLIENT REPLY OFF
   const CommandSpec* top = table_.find(argv[0]);
   const CommandSpec* spec = top;
   if (!top) {
@@ -150,13 +157,15 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       s.queued.push_back(std::move(copy));
       w.simple("QUEUED");
     } else {
+      pushes_only = is_subscription_command(*top);
       result = run(s, *spec, *top, argv, out, -1);
     }
   }
 
   if (result == DispatchResult::kDone) {
-    bool discard = mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
-                   s.reply_mode == ReplyMode::kOff;
+    bool discard =
+        !pushes_only && (mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
+                         s.reply_mode == ReplyMode::kOff);
     if (discard) out.resize(reply_start);
     if (s.reply_mode == ReplyMode::kSkip) {
       s.reply_mode = ReplyMode::kSkipNext;

@@ -200,3 +200,21 @@ TEST(PubSubNotifications, KeyspaceEventsReachSubscribers) {
 
 }  // namespace
 }  // namespace streamd::test
+
+namespace streamd::test {
+namespace {
+
+TEST(PubSubReplyOff, ConfirmationsAndOwnMessagesSurviveReplyOff) {
+  CommandHarness h;
+  EXPECT_EQ(h.RunRaw({"CLIENT", "REPLY", "OFF"}, resp::Protocol::kResp3), "");
+  EXPECT_EQ(h.RunRaw({"SUBSCRIBE", "b"}, resp::Protocol::kResp3),
+            ">3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:1\r\n");
+  // The :1 is cut, the push to itself is not.
+  EXPECT_EQ(h.RunRaw({"PUBLISH", "b", "x"}, resp::Protocol::kResp3),
+            ">3\r\n$7\r\nmessage\r\n$1\r\nb\r\n$1\r\nx\r\n");
+  EXPECT_EQ(h.RunRaw({"GET", "x"}, resp::Protocol::kResp3), "");
+  EXPECT_EQ(h.RunRaw({"SUBSCRIBE"}, resp::Protocol::kResp3), "");  // an arity error is a reply
+}
+
+}  // namespace
+}  // namespace streamd::test
