@@ -71,8 +71,9 @@ void reply_outcomes(Context& ctx, const std::vector<DeleteOutcome>& out) {
 }
 
 // Marks the command as a change (so it propagates its argv) when it deleted entries or dropped
-// PEL references. Deleted entries are the "xdel" keyspace event, as XDEL's (unverified against a
-// Redis 8.2 build: the reference build here predates XDELEX/XACKDEL).
+// PEL references. Deleted entries are the "xdel" keyspace event, as XDEL's; dropped references
+// alone publish nothing. (Valkey's port of XACKDEL, valkey-io/valkey#3466, does the same; not
+// checked against a Redis 8.2 build: the reference build here predates XDELEX/XACKDEL.)
 void note_changes(Context& ctx, std::string_view key, const Stream& s, uint64_t length_before,
                   uint64_t pending_before) {
   if (s.length() != length_before) {
