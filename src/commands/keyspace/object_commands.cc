@@ -1,15 +1,14 @@
 // Introspection of single keys: OBJECT ENCODING / REFCOUNT / IDLETIME / FREQ / HELP and MEMORY
 // USAGE / HELP (plus the allocator no-ops PURGE and MALLOC-STATS). Encodings are the ones
 // redis-server 7.0 would report for the same command history (engine::StrEncoding).
-#include <array>
 #include <limits>
-#include <span>
 #include <string_view>
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/command_table.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/config/values.h"
 
@@ -21,11 +20,6 @@ namespace {
 constexpr long long kSharedRefcount = std::numeric_limits<int>::max();
 // Redis's LFU counter of a new key (LFU_INIT_VAL).
 constexpr long long kLfuInitialCounter = 5;
-
-void help_reply(Context& ctx, std::span<const std::string_view> lines) {
-  ctx.reply.array(lines.size());
-  for (std::string_view line : lines) ctx.reply.simple(line);
-}
 
 // OBJECT <sub> key: a lookup that neither touches the key nor, when absent, answers anything but
 // null (nor publishes "keymiss").
@@ -90,26 +84,22 @@ void object_freq(Context& ctx) {
   ctx.reply.integer(kLfuInitialCounter);
 }
 
-constexpr std::array<std::string_view, 15> kObjectHelp = {
-    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "ENCODING <key>",
-    "    Return the kind of internal representation used in order to store the value",
-    "    associated with a <key>.",
-    "FREQ <key>",
-    "    Return the access frequency index of the <key>. The returned integer is",
-    "    proportional to the logarithm of the recent access frequency of the key.",
-    "IDLETIME <key>",
-    "    Return the idle time of the <key>, that is the approximated number of",
-    "    seconds elapsed since the last access to the key.",
-    "REFCOUNT <key>",
-    "    Return the number of references of the value associated with the specified",
-    "    <key>.",
-    "HELP",
-    "    Prints this help.",
-};
-
 void object_help(Context& ctx) {
-  help_reply(ctx, kObjectHelp);
+  reply_help(ctx.reply, "OBJECT",
+             {
+                 "ENCODING <key>",
+                 "    Return the kind of internal representation used in order to store the value",
+                 "    associated with a <key>.",
+                 "FREQ <key>",
+                 "    Return the access frequency index of the <key>. The returned integer is",
+                 "    proportional to the logarithm of the recent access frequency of the key.",
+                 "IDLETIME <key>",
+                 "    Return the idle time of the <key>, that is the approximated number of",
+                 "    seconds elapsed since the last access to the key.",
+                 "REFCOUNT <key>",
+                 "    Return the number of references of the value associated with the specified",
+                 "    <key>.",
+             });
 }
 
 // MEMORY USAGE key [SAMPLES n]. Sampling does not apply: the estimate of every value is exact
@@ -147,25 +137,21 @@ void memory_malloc_stats(Context& ctx) {
   ctx.reply.bulk("Stats not supported for the current allocator");
 }
 
-constexpr std::array<std::string_view, 14> kMemoryHelp = {
-    "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "DOCTOR",
-    "    Return memory problems reports.",
-    "MALLOC-STATS",
-    "    Return internal statistics report from the memory allocator.",
-    "PURGE",
-    "    Attempt to purge dirty pages for reclamation by the allocator.",
-    "STATS",
-    "    Return information about the memory usage of the server.",
-    "USAGE <key> [SAMPLES <count>]",
-    "    Return memory in bytes used by <key> and its value. Nested values are",
-    "    sampled up to <count> times (default: 5, 0 means sample all).",
-    "HELP",
-    "    Prints this help.",
-};
-
 void memory_help(Context& ctx) {
-  help_reply(ctx, kMemoryHelp);
+  reply_help(ctx.reply, "MEMORY",
+             {
+                 "DOCTOR",
+                 "    Return memory problems reports.",
+                 "MALLOC-STATS",
+                 "    Return internal statistics report from the memory allocator.",
+                 "PURGE",
+                 "    Attempt to purge dirty pages for reclamation by the allocator.",
+                 "STATS",
+                 "    Return information about the memory usage of the server.",
+                 "USAGE <key> [SAMPLES <count>]",
+                 "    Return memory in bytes used by <key> and its value. Nested values are",
+                 "    sampled up to <count> times (default: 5, 0 means sample all).",
+             });
 }
 
 CommandSpec sub(std::string_view group, std::string_view name, int arity, uint32_t flags,

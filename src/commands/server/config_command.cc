@@ -5,6 +5,7 @@
 
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/config/config.h"
 
 namespace streamd::cmd {
@@ -38,21 +39,17 @@ void config_resetstat(Context& ctx) {
 }
 
 void config_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET <pattern>",
-      "    Return parameters matching the glob-like <pattern> and their values.",
-      "SET <directive> <value>",
-      "    Set the configuration <directive> to <value>.",
-      "RESETSTAT",
-      "    Reset statistics reported by the INFO command.",
-      "REWRITE",
-      "    Rewrite the configuration file.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "CONFIG",
+             {
+                 "GET <pattern>",
+                 "    Return parameters matching the glob-like <pattern> and their values.",
+                 "SET <directive> <value>",
+                 "    Set the configuration <directive> to <value>.",
+                 "RESETSTAT",
+                 "    Reset statistics reported by the INFO command.",
+                 "REWRITE",
+                 "    Rewrite the configuration file.",
+             });
 }
 
 constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;

@@ -10,6 +10,7 @@
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/core/redis_version.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/client_info.h"
@@ -261,6 +262,7 @@ void client_kill(Context& ctx) {
 
   // New form: CLIENT KILL <filter> <value> ... Every filter given must match.
   std::optional<long long> want_id;
+  long long max_age = 0;  // seconds; 0: any age (Redis 7.4's MAXAGE)
   std::optional<ClientType> want_type;
   std::optional<std::string_view> want_addr, want_laddr;
   bool skipme = true;
@@ -271,6 +273,11 @@ void client_kill(Context& ctx) {
       auto id = parse_int(val);
       if (!id || *id <= 0) return ctx.reply.error(errors::kClientIdNotPositive);
       want_id = *id;
+    } else if (iequals(opt, "maxage")) {
+      auto age = parse_int(val);
+      if (!age) return ctx.reply.error(errors::kMaxAgeNotInteger);
+      if (*age <= 0) return ctx.reply.error(errors::kMaxAgeNotPositive);
+      max_age = *age;
     } else if (iequals(opt, "type")) {
       want_type = parse_client_type(val);
       if (!want_type) return ctx.reply.error(errors::unknown_client_type(val));
@@ -299,6 +306,8 @@ void client_kill(Context& ctx) {
     if (want_addr && s->addr != *want_addr) continue;
     if (want_laddr && s->laddr != *want_laddr) continue;
     if (skipme && id == ctx.session.id) continue;
+    // Ages in whole seconds, as Redis compares them (a client of 1.9 s is 1 s old).
+    if (max_age != 0 && ctx.now_ms / 1000 - s->created_ms / 1000 < max_age) continue;
     targets.push_back(id);
   }
   // Reply first: killing the caller only marks it to close after this reply.
@@ -377,59 +386,65 @@ void client_trackinginfo(Context& ctx) {
 }
 
 void client_help(Context& ctx) {
-  // Redis 7.0.15's text, kept verbatim (SETINFO and NO-TOUCH are 7.2 additions it lacks).
-  static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "CACHING (YES|NO)",
-      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
-      "GETREDIR",
-      "    Return the client ID we are redirecting to when tracking is enabled.",
-      "GETNAME",
-      "    Return the name of the current connection.",
-      "ID",
-      "    Return the ID of the current connection.",
-      "INFO",
-      "    Return information about the current client connection.",
-      "KILL <ip:port>",
-      "    Kill connection made from <ip:port>.",
-      "KILL <option> <value> [<option> <value> [...]]",
-      "    Kill connections. Options are:",
-      "    * ADDR (<ip:port>|<unixsocket>:0)",
-      "      Kill connections made from the specified address",
-      "    * LADDR (<ip:port>|<unixsocket>:0)",
-      "      Kill connections made to specified local address",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "      Kill connections by type.",
-      "    * USER <username>",
-      "      Kill connections authenticated by <username>.",
-      "    * SKIPME (YES|NO)",
-      "      Skip killing current connection (default: yes).",
-      "LIST [options ...]",
-      "    Return information about client connections. Options:",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "      Return clients of specified type.",
-      "UNPAUSE",
-      "    Stop the current client pause, resuming traffic.",
-      "PAUSE <timeout> [WRITE|ALL]",
-      "    Suspend all, or just write, clients for <timeout> milliseconds.",
-      "REPLY (ON|OFF|SKIP)",
-      "    Control the replies sent to the current connection.",
-      "SETNAME <name>",
-      "    Assign the name <name> to the current connection.",
-      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
-      "    Unblock the specified blocked client.",
-      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
-      "         [OPTIN] [OPTOUT] [NOLOOP]",
-      "    Control server assisted client side caching.",
-      "TRACKINGINFO",
-      "    Report tracking status for the current connection.",
-      "NO-EVICT (ON|OFF)",
-      "    Protect current client connection from eviction.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  // The newest Redis's text, verbatim (7.0.15 lacks KILL ID/MAXAGE, SETINFO and NO-TOUCH).
+  reply_help(ctx.reply, "CLIENT",
+             {
+                 "CACHING (YES|NO)",
+                 "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+                 "GETREDIR",
+                 "    Return the client ID we are redirecting to when tracking is enabled.",
+                 "GETNAME",
+                 "    Return the name of the current connection.",
+                 "ID",
+                 "    Return the ID of the current connection.",
+                 "INFO",
+                 "    Return information about the current client connection.",
+                 "KILL <ip:port>",
+                 "    Kill connection made from <ip:port>.",
+                 "KILL <option> <value> [<option> <value> [...]]",
+                 "    Kill connections. Options are:",
+                 "    * ADDR (<ip:port>|<unixsocket>:0)",
+                 "      Kill connections made from the specified address",
+                 "    * LADDR (<ip:port>|<unixsocket>:0)",
+                 "      Kill connections made to specified local address",
+                 "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+                 "      Kill connections by type.",
+                 "    * USER <username>",
+                 "      Kill connections authenticated by <username>.",
+                 "    * SKIPME (YES|NO)",
+                 "      Skip killing current connection (default: yes).",
+                 "    * ID <client-id>",
+                 "      Kill connections by client id.",
+                 "    * MAXAGE <maxage>",
+                 "      Kill connections older than the specified age.",
+                 "LIST [options ...]",
+                 "    Return information about client connections. Options:",
+                 "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+                 "      Return clients of specified type.",
+                 "UNPAUSE",
+                 "    Stop the current client pause, resuming traffic.",
+                 "PAUSE <timeout> [WRITE|ALL]",
+                 "    Suspend all, or just write, clients for <timeout> milliseconds.",
+                 "REPLY (ON|OFF|SKIP)",
+                 "    Control the replies sent to the current connection.",
+                 "SETNAME <name>",
+                 "    Assign the name <name> to the current connection.",
+                 "SETINFO <option> <value>",
+                 "    Set client meta attr. Options are:",
+                 "    * LIB-NAME: the client lib name.",
+                 "    * LIB-VER: the client lib version.",
+                 "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                 "    Unblock the specified blocked client.",
+                 "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+                 "         [OPTIN] [OPTOUT] [NOLOOP]",
+                 "    Control server assisted client side caching.",
+                 "TRACKINGINFO",
+                 "    Report tracking status for the current connection.",
+                 "NO-EVICT (ON|OFF)",
+                 "    Protect current client connection from eviction.",
+                 "NO-TOUCH (ON|OFF)",
+                 "    Will not touch LRU/LFU stats when this mode is on.",
+             });
 }
 
 constexpr uint32_t kClientFlags = kNoScript | kLoading | kStale;

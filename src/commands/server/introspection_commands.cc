@@ -10,6 +10,7 @@
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/server/introspection.h"
 #include "streamd/config/glob.h"
 
@@ -250,31 +251,27 @@ void command_getkeysandflags(Context& ctx) {
 }
 
 void command_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)",
-      "    Return details about all Redis commands.",
-      "COUNT",
-      "    Return the total number of commands in this Redis server.",
-      "LIST",
-      "    Return a list of all commands in this Redis server.",
-      "INFO [<command-name> ...]",
-      "    Return details about multiple Redis commands.",
-      "    If no command names are given, documentation details for all",
-      "    commands are returned.",
-      "DOCS [<command-name> ...]",
-      "    Return documentation details about multiple Redis commands.",
-      "    If no command names are given, documentation details for all",
-      "    commands are returned.",
-      "GETKEYS <full-command>",
-      "    Return the keys from a full Redis command.",
-      "GETKEYSANDFLAGS <full-command>",
-      "    Return the keys and the access flags from a full Redis command.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "COMMAND",
+             {
+                 "(no subcommand)",
+                 "    Return details about all Redis commands.",
+                 "COUNT",
+                 "    Return the total number of commands in this Redis server.",
+                 "LIST",
+                 "    Return a list of all commands in this Redis server.",
+                 "INFO [<command-name> ...]",
+                 "    Return details about multiple Redis commands.",
+                 "    If no command names are given, documentation details for all",
+                 "    commands are returned.",
+                 "DOCS [<command-name> ...]",
+                 "    Return documentation details about multiple Redis commands.",
+                 "    If no command names are given, documentation details for all",
+                 "    commands are returned.",
+                 "GETKEYS <full-command>",
+                 "    Return the keys from a full Redis command.",
+                 "GETKEYSANDFLAGS <full-command>",
+                 "    Return the keys and the access flags from a full Redis command.",
+             });
 }
 
 constexpr uint32_t kCmdFlags = kLoading | kStale;

@@ -10,6 +10,7 @@
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/server/config_command.h"
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/monitor.h"
@@ -29,20 +30,16 @@ void time_cmd(Context& ctx) {
 
 void debug_help(Context& ctx) {
   // The subcommands streamd implements, worded as Redis 7.0.15's DEBUG HELP words them.
-  static constexpr std::string_view kLines[] = {
-      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "LOG <message>",
-      "    Write <message> to the server log.",
-      "PROTOCOL <type>",
-      "    Reply with a test value of the specified type. <type> can be: string,",
-      "    integer, double, bignum, null, array, set, map, verbatim, true, false.",
-      "SLEEP <seconds>",
-      "    Stop the server for <seconds>. Decimals allowed.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "DEBUG",
+             {
+                 "LOG <message>",
+                 "    Write <message> to the server log.",
+                 "PROTOCOL <type>",
+                 "    Reply with a test value of the specified type. <type> can be: string,",
+                 "    integer, double, bignum, null, array, set, map, verbatim, true, false.",
+                 "SLEEP <seconds>",
+                 "    Stop the server for <seconds>. Decimals allowed.",
+             });
 }
 
 void debug_protocol(Context& ctx, std::string_view type) {
@@ -153,22 +150,18 @@ void slowlog_reset(Context& ctx) {
 }
 
 void slowlog_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET [<count>]",
-      "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-      "    Entries are made of:",
-      "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-      "    client name",
-      "LEN",
-      "    Return the length of the slowlog.",
-      "RESET",
-      "    Reset the slowlog.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "SLOWLOG",
+             {
+                 "GET [<count>]",
+                 "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                 "    Entries are made of:",
+                 "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                 "    client name",
+                 "LEN",
+                 "    Return the length of the slowlog.",
+                 "RESET",
+                 "    Reset the slowlog.",
+             });
 }
 
 // ---- MONITOR, SHUTDOWN, WAIT

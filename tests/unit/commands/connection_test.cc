@@ -189,7 +189,7 @@ TEST_F(ConnectionTest, ClientIdNameAndErrors) {
             "-ERR wrong number of arguments for 'client|id' command\r\n");
   std::string help = Run({"CLIENT", "HELP"});
   EXPECT_EQ(help.substr(0, 71),
-            "*48\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n");
+            "*58\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n");
 }
 
 TEST_F(ConnectionTest, ClientInfoLine) {

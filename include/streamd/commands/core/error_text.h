@@ -71,6 +71,9 @@ inline constexpr std::string_view kInvalidClientName =
 inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
 inline constexpr std::string_view kNoSuchClient = "ERR No such client";
 inline constexpr std::string_view kClientIdNotPositive = "ERR client-id should be greater than 0";
+inline constexpr std::string_view kMaxAgeNotInteger =
+    "ERR maxage is not an integer or out of range";
+inline constexpr std::string_view kMaxAgeNotPositive = "ERR maxage should be greater than 0";
 inline constexpr std::string_view kUnblockReason =
     "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
 inline constexpr std::string_view kInvalidCommandSpecified = "ERR Invalid command specified";
@@ -98,6 +101,40 @@ inline constexpr std::string_view kSsubscribeDenyBlocking =
 // "ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are
 // allowed in this context" (a RESP2 client in pub/sub mode; the same text in 7.0.15 and 8.x)
 std::string pubsub_context(std::string_view full_name);
+
+// ---- streams: XADD/XTRIM options, XREAD/XREADGROUP options --------------------------------
+inline constexpr std::string_view kTrimBothStrategies =
+    "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
+inline constexpr std::string_view kMaxlenNegative = "ERR The MAXLEN argument must be >= 0.";
+inline constexpr std::string_view kLimitNegative = "ERR The LIMIT argument must be >= 0.";
+inline constexpr std::string_view kLimitWithoutStrategy =
+    "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy";
+inline constexpr std::string_view kLimitWithoutApprox =
+    "ERR syntax error, LIMIT cannot be used without the special ~ option";
+inline constexpr std::string_view kXtrimNoStrategy =
+    "ERR syntax error, XTRIM must be called with a trimming strategy";
+inline constexpr std::string_view kXreadGreaterThanId =
+    "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+    "<consumer> option.";
+// XREAD + on a stream whose last ID is 0-0 (an empty stream made by XGROUP CREATE MKSTREAM):
+// Redis 7.4+ cannot step back from 0-0 and says so.
+inline constexpr std::string_view kXreadPlusOnZeroId = "ERR the stream last element ID is 0-0";
+inline constexpr std::string_view kXreadUnbalanced =
+    "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be "
+    "specified.";
+inline constexpr std::string_view kXreadgroupUnbalanced =
+    "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be "
+    "specified.";
+inline constexpr std::string_view kGroupOnlyInXreadgroup =
+    "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kClaimOnlyInXreadgroup =
+    "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kNoackOnlyInXreadgroup =
+    "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.";
+inline constexpr std::string_view kMinIdleNotInteger = "ERR min-idle-time is not an integer";
+inline constexpr std::string_view kMinIdleNegative = "ERR min-idle-time must be a positive integer";
+inline constexpr std::string_view kXreadgroupMissingGroup =
+    "ERR Missing GROUP option for XREADGROUP";
 
 // Redis 8.2-8.10 stream options (XDELEX/XACKDEL, IDMP/XCFGSET, MAXCOUNT/MAXSIZE). Texts not
 // confirmed against a Redis binary are marked (unverified) in docs/commands.md.
