@@ -157,6 +157,9 @@ bool Stream::erase(StreamId id, bool record_deleted) {
 Err Stream::set_id(StreamId last_id, std::optional<uint64_t> entries_added,
                    std::optional<StreamId> max_deleted) {
   if (max_deleted && last_id < *max_deleted) return Err::kSetIdSmallerThanProvidedMaxDeleted;
+  // Redis 7.2+: the last ID may not go below an ID that was deleted, or a later XADD could
+  // reuse it (checked against the current value, before the top item and even when empty).
+  if (last_id < max_deleted_) return Err::kSetIdSmallerThanMaxDeleted;
   if (length_ != 0) {
     if (last_id < last_entry_id()) return Err::kSetIdSmallerThanTop;
     if (entries_added && *entries_added < length_) return Err::kEntriesAddedSmallerThanLength;

@@ -189,7 +189,9 @@ Result<StreamId> next_stream_id(const IdSpec& spec, StreamId last, uint64_t now_
       uint64_t ms = spec.id.ms;
       if (ms > last.ms) return StreamId{ms, 0};
       if (ms < last.ms) return Err::kIdTooSmall;
-      if (last.seq == UINT64_MAX) return Err::kElementsTooLarge;  // redis-server 7.0.15's reply
+      // No sequence is left after ms-MAX: the top item is as large as the ID can get (Redis
+      // 7.2+; 7.0 answered "Elements are too large to be stored").
+      if (last.seq == UINT64_MAX) return Err::kIdTooSmall;
       return StreamId{ms, last.seq + 1};
     }
     case IdSpec::Kind::kExplicit:

@@ -106,13 +106,12 @@ class Stream {
   // entry without raising max_deleted_entry_id (a trim that picks entries, see stream_refs.h).
   bool erase(StreamId id, bool record_deleted = true);
 
-  // XSETID. Checks in redis-server 7.0.15's order:
+  // XSETID. Checks in Redis 7.2+'s order:
   //   kSetIdSmallerThanProvidedMaxDeleted (last_id < max_deleted),
-  //   then, if the stream has entries, kSetIdSmallerThanTop (last_id < last live entry) and
-  //   kEntriesAddedSmallerThanLength (entries_added < length).
-  // A max_deleted of 0-0 leaves the current one unchanged (as in Redis). 7.0.15 does not
-  // compare last_id with the current max_deleted_entry_id (newer versions answer
-  // kSetIdSmallerThanMaxDeleted), so neither does this.
+  //   kSetIdSmallerThanMaxDeleted (last_id < the current max_deleted_entry_id; 7.0 had no such
+  //   check), then, if the stream has entries, kSetIdSmallerThanTop (last_id < last live
+  //   entry) and kEntriesAddedSmallerThanLength (entries_added < length).
+  // A max_deleted of 0-0 leaves the current one unchanged (as in Redis).
   Err set_id(StreamId last_id, std::optional<uint64_t> entries_added = std::nullopt,
              std::optional<StreamId> max_deleted = std::nullopt);
 

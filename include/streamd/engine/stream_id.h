@@ -120,8 +120,8 @@ Result<IdSpec> parse_xadd_id(std::string_view arg);
 // - kSeqAuto: ms-0 if ms > last.ms, last.ms-(last.seq+1) if equal, else kIdTooSmall.
 // - kExplicit: must be greater than last (kIdTooSmall) and than 0-0 (kIdZero).
 // Errors in Redis's order: kIdZero, kIdExhausted (last is MAX-MAX), then kIdTooSmall.
-// A kSeqAuto whose sequence would overflow gives kElementsTooLarge: that is what
-// redis-server 7.0.15 answers (newer versions say kIdTooSmall).
+// A kSeqAuto whose sequence would overflow (last is ms-MAX) gives kIdTooSmall, as Redis 7.2+
+// answers (7.0 said "Elements are too large to be stored").
 Result<StreamId> next_stream_id(const IdSpec& spec, StreamId last, uint64_t now_ms);
 
 }  // namespace streamd::engine

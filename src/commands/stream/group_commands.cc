@@ -7,6 +7,7 @@
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/stream/commands.h"
 #include "streamd/commands/stream/group_render.h"
 #include "streamd/commands/stream/propagation.h"
@@ -172,42 +173,39 @@ void xgroup_delconsumer(Context& ctx) {
 }
 
 void xgroup_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "CREATE <key> <groupname> <id|$> [option]",
-      "    Create a new consumer group. Options are:",
-      "    * MKSTREAM",
-      "      Create the empty stream if it does not exist.",
-      "    * ENTRIESREAD entries_read",
-      "      Set the group's entries_read counter (internal use).",
-      "CREATECONSUMER <key> <groupname> <consumer>",
-      "    Create a new consumer in the specified group.",
-      "DELCONSUMER <key> <groupname> <consumer>",
-      "    Remove the specified consumer.",
-      "DESTROY <key> <groupname>",
-      "    Remove the specified group.",
-      "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
-      "    Set the current group ID and entries_read counter.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "XGROUP",
+             {
+                 "CREATE <key> <groupname> <id|$> [option]",
+                 "    Create a new consumer group. Options are:",
+                 "    * MKSTREAM",
+                 "      Create the empty stream if it does not exist.",
+                 "    * ENTRIESREAD entries_read",
+                 "      Set the group's entries_read counter (internal use).",
+                 "CREATECONSUMER <key> <groupname> <consumer>",
+                 "    Create a new consumer in the specified group.",
+                 "DELCONSUMER <key> <groupname> <consumer>",
+                 "    Remove the specified consumer.",
+                 "DESTROY <key> <groupname>",
+                 "    Remove the specified group.",
+                 "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+                 "    Set the current group ID and entries_read counter.",
+             });
 }
 
 void xack(Context& ctx) {
   bool replied = false;
   Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return;
-  // Every ID is parsed first: acknowledging is all or nothing.
-  std::vector<StreamId> ids(ctx.argc() - 3);
-  for (std::size_t j = 3; j < ctx.argc(); ++j) {
-    if (!parse_strict_id_or_reply(ctx, ctx.arg(j), ids[j - 3])) return;
-  }
+  // A missing key or group acknowledges nothing, before any ID is looked at (as in Redis).
   ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
   if (!g) {
     ctx.reply.integer(0);
     return;
+  }
+  // Every ID is parsed before any is acknowledged: acknowledging is all or nothing.
+  std::vector<StreamId> ids(ctx.argc() - 3);
+  for (std::size_t j = 3; j < ctx.argc(); ++j) {
+    if (!parse_strict_id_or_reply(ctx, ctx.arg(j), ids[j - 3])) return;
   }
   uint64_t acked = g->ack(ids);
   ctx.reply.integer(static_cast<long long>(acked));

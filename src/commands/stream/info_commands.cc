@@ -1,6 +1,7 @@
 // XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS, XINFO HELP.
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/help.h"
 #include "streamd/commands/stream/commands.h"
 #include "streamd/commands/stream/group_render.h"
 #include "streamd/commands/stream/support.h"
@@ -28,19 +29,22 @@ void write_first_or_last(resp::ReplyWriter& w, const Stream& s, bool last) {
 }
 
 void xinfo_stream(Context& ctx) {
+  // The key is looked up before the options are read (as in Redis): a missing key is "no such
+  // key" whatever follows it. Options are FULL or FULL COUNT n; anything else is the
+  // subcommand-syntax error naming the subcommand as the client spelled it.
+  Stream* s = existing_stream(ctx, ctx.arg(2), StreamLookup::kRead);
+  if (!s) return;
   bool full = false;
   long long count = 10;
-  if (ctx.argc() > 3) {
-    if (!iequals(ctx.arg(3), "full")) {
-      ctx.reply.error(errors::kSyntax);
+  std::size_t optc = ctx.argc() - 3;
+  if (optc != 0) {
+    if ((optc != 1 && optc != 3) || !iequals(ctx.arg(3), "full") ||
+        (optc == 3 && !iequals(ctx.arg(4), "count"))) {
+      ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "XINFO"));
       return;
     }
     full = true;
-    if (ctx.argc() > 4) {
-      if (ctx.argc() != 6 || !iequals(ctx.arg(4), "count")) {
-        ctx.reply.error(errors::kSyntax);
-        return;
-      }
+    if (optc == 3) {
       auto n = parse_int(ctx.arg(5));
       if (!n) {
         ctx.reply.error(errors::kNotInteger);
@@ -49,8 +53,6 @@ void xinfo_stream(Context& ctx) {
       count = *n < 0 ? 10 : *n;
     }
   }
-  Stream* s = existing_stream(ctx, ctx.arg(2), StreamLookup::kRead);
-  if (!s) return;
   // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
   // XCFGSET); a stream that never did keeps the 7.x shape.
   engine::IdmpTable* idmp = s->idmp();
@@ -115,19 +117,15 @@ void xinfo_consumers(Context& ctx) {
 }
 
 void xinfo_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "CONSUMERS <key> <groupname>",
-      "    Show consumers of <groupname>.",
-      "GROUPS <key>",
-      "    Show the stream consumer groups.",
-      "STREAM <key> [FULL [COUNT <count>]",
-      "    Show information about the stream.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (auto l : kLines) ctx.reply.simple(l);
+  reply_help(ctx.reply, "XINFO",
+             {
+                 "CONSUMERS <key> <groupname>",
+                 "    Show consumers of <groupname>.",
+                 "GROUPS <key>",
+                 "    Show the stream consumer groups.",
+                 "STREAM <key> [FULL [COUNT <count>]",
+                 "    Show information about the stream.",
+             });
 }
 
 }  // namespace

@@ -81,7 +81,6 @@ void xread(Context& ctx) {
   std::vector<StreamId> after(a.nstreams);
   std::vector<Stream*> streams(a.nstreams, nullptr);
   std::vector<bool> looked_up(a.nstreams, false);  // skipped: a woken read's non-stream key
-  bool resolved_dollar = false;
   for (std::size_t i = 0; i < a.nstreams; ++i) {
     std::string_view key = ctx.arg(a.streams_pos + i);
     std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
@@ -97,21 +96,23 @@ void xread(Context& ctx) {
     if (replied) return;
     if (id == "$") {
       after[i] = streams[i] ? streams[i]->last_id() : StreamId::min();
-      resolved_dollar = true;
     } else if (id == "+") {
-      // Redis 7.4: "+" reads the last entry (if any); on an empty or missing stream it waits
-      // for the next one, like "$".
-      Stream* s = streams[i];
-      if (s && s->length() > 0) {
-        after[i] = s->last_entry_id().prev().value_or(StreamId::min());
+      // Redis 7.4+: "+" is the ID just below the stream's last ID, so the last entry is served
+      // if it is still there (nothing if it was deleted), and a stream whose last ID is 0-0
+      // has nothing below it: an error. A missing key reads as 0-0 and waits. "+" is not
+      // resolved for blocking: a woken XREAD re-reads it and serves the last entry then.
+      if (Stream* s = streams[i]) {
+        auto below = s->last_id().prev();
+        if (!below) {
+          ctx.reply.error(errors::kXreadPlusOnZeroId);
+          return;
+        }
+        after[i] = *below;
       } else {
-        after[i] = s ? s->last_id() : StreamId::min();
+        after[i] = StreamId::min();
       }
-      resolved_dollar = true;
     } else if (id == ">") {
-      ctx.reply.error(
-          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
-          "<consumer> option.");
+      ctx.reply.error(errors::kXreadGreaterThanId);
       return;
     } else if (!parse_strict_id_or_reply(ctx, id, after[i])) {
       return;
@@ -145,12 +146,13 @@ void xread(Context& ctx) {
     w.null_array();
     return;
   }
-  // Park the client. The re-run command has `$`/`+` replaced by the IDs resolved now.
+  // Park the client. The re-run command has each `$` replaced by the ID it stood for now.
   std::vector<std::pair<int, std::string>> keys;
   std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
   for (std::size_t i = 0; i < a.nstreams; ++i) {
     keys.emplace_back(ctx.session.db, std::string(ctx.arg(a.streams_pos + i)));
-    if (resolved_dollar) rerun[a.streams_pos + a.nstreams + i] = after[i].to_string();
+    std::string& id = rerun[a.streams_pos + a.nstreams + i];
+    if (id == "$") id = after[i].to_string();
   }
   ctx.block(std::move(keys), a.deadline_ms, std::move(rerun));
 }
@@ -187,19 +189,14 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
       a.streams_pos = i + 1;
       std::size_t rest = argc - a.streams_pos;
       if (rest % 2 != 0) {
-        ctx.reply.error(
-            xreadgroup ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID "
-                         "or '>' must be specified."
-                       : "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', "
-                         "or '$' must be specified.");
+        ctx.reply.error(xreadgroup ? errors::kXreadgroupUnbalanced : errors::kXreadUnbalanced);
         return false;
       }
       a.nstreams = rest / 2;
       break;
     } else if (iequals(opt, "group") && more >= 2) {
       if (!xreadgroup) {
-        ctx.reply.error(
-            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+        ctx.reply.error(errors::kGroupOnlyInXreadgroup);
         return false;
       }
       a.group = ctx.arg(i + 1);
@@ -208,26 +205,24 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
       i += 2;
     } else if (iequals(opt, "claim") && more) {
       if (!xreadgroup) {
-        ctx.reply.error(
-            "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
+        ctx.reply.error(errors::kClaimOnlyInXreadgroup);
         return false;
       }
       ++i;
       auto n = parse_int(ctx.arg(i));
       if (!n) {
-        ctx.reply.error("ERR min-idle-time is not an integer");
+        ctx.reply.error(errors::kMinIdleNotInteger);
         return false;
       }
       if (*n < 0) {
-        ctx.reply.error("ERR min-idle-time must be a positive integer");
+        ctx.reply.error(errors::kMinIdleNegative);
         return false;
       }
       a.claim = true;
       a.claim_min_idle_ms = *n;
     } else if (iequals(opt, "noack")) {
       if (!xreadgroup) {
-        ctx.reply.error(
-            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+        ctx.reply.error(errors::kNoackOnlyInXreadgroup);
         return false;
       }
       a.noack = true;
@@ -241,7 +236,7 @@ bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
     return false;
   }
   if (xreadgroup && !a.has_group) {
-    ctx.reply.error("ERR Missing GROUP option for XREADGROUP");
+    ctx.reply.error(errors::kXreadgroupMissingGroup);
     return false;
   }
   if (a.maxcount != 0 && a.count > a.maxcount) {

@@ -21,17 +21,6 @@ using engine::TrimStrategy;
 
 namespace {
 
-constexpr std::string_view kTrimBothStrategies =
-    "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
-constexpr std::string_view kMaxlenNegative = "ERR The MAXLEN argument must be >= 0.";
-constexpr std::string_view kLimitNegative = "ERR The LIMIT argument must be >= 0.";
-constexpr std::string_view kLimitWithoutStrategy =
-    "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy";
-constexpr std::string_view kLimitWithoutApprox =
-    "ERR syntax error, LIMIT cannot be used without the special ~ option";
-constexpr std::string_view kXtrimNoStrategy =
-    "ERR syntax error, XTRIM must be called with a trimming strategy";
-
 struct AddOrTrimArgs {
   engine::TrimSpec trim;
   engine::RefPolicy policy = engine::RefPolicy::kKeepRef;  // KEEPREF | DELREF | ACKED (8.2)
@@ -61,7 +50,7 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
       break;
     } else if (iequals(opt, "maxlen") && more) {
       if (a.trim.strategy != TrimStrategy::kNone) {
-        ctx.reply.error(kTrimBothStrategies);
+        ctx.reply.error(errors::kTrimBothStrategies);
         return false;
       }
       a.trim.approx = false;
@@ -78,7 +67,7 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
         return false;
       }
       if (*n < 0) {
-        ctx.reply.error(kMaxlenNegative);
+        ctx.reply.error(errors::kMaxlenNegative);
         return false;
       }
       a.trim.maxlen = static_cast<uint64_t>(*n);
@@ -86,7 +75,7 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
       ++i;
     } else if (iequals(opt, "minid") && more) {
       if (a.trim.strategy != TrimStrategy::kNone) {
-        ctx.reply.error(kTrimBothStrategies);
+        ctx.reply.error(errors::kTrimBothStrategies);
         return false;
       }
       a.trim.approx = false;
@@ -107,7 +96,7 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
         return false;
       }
       if (*n < 0) {
-        ctx.reply.error(kLimitNegative);
+        ctx.reply.error(errors::kLimitNegative);
         return false;
       }
       limit = *n;
@@ -141,16 +130,16 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
   }
   a.id_pos = i;
   if (limit && a.trim.strategy == TrimStrategy::kNone) {
-    ctx.reply.error(kLimitWithoutStrategy);
+    ctx.reply.error(errors::kLimitWithoutStrategy);
     return false;
   }
   if (!xadd && a.trim.strategy == TrimStrategy::kNone) {
-    ctx.reply.error(kXtrimNoStrategy);
+    ctx.reply.error(errors::kXtrimNoStrategy);
     return false;
   }
   if (a.limit_given) {
     if (!a.trim.approx) {
-      ctx.reply.error(kLimitWithoutApprox);
+      ctx.reply.error(errors::kLimitWithoutApprox);
       return false;
     }
     a.trim.limit = static_cast<uint64_t>(limit);
@@ -251,7 +240,9 @@ void xadd(Context& ctx) {
 
 void xtrim(Context& ctx) {
   AddOrTrimArgs a;
-  // Redis looks the key up first: a missing key answers 0 whatever the options say.
+  // Every option is checked before the key is looked up, as in Redis: a missing key answers 0
+  // only to a valid command, and a bad option on a key of another type is a syntax error.
+  if (!parse_add_or_trim(ctx, false, a)) return;
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_stream(ctx, key, replied);
@@ -260,7 +251,6 @@ void xtrim(Context& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  if (!parse_add_or_trim(ctx, false, a)) return;
   uint64_t pending_before = total_pending(*s);
   engine::TrimResult r = engine::trim_with_policy(*s, a.trim, a.policy);
   ctx.reply.integer(static_cast<long long>(r.removed));

@@ -251,23 +251,24 @@ TEST(Stream, EraseUpdatesMetadataAndFreesNodes) {
   EXPECT_EQ(s.radix_tree_keys(), 1u);
 }
 
-TEST(Stream, SetIdLikeRedis7015) {
+TEST(Stream, SetIdLikeRedis72) {
   Stream s;
   fill(s, 5);
   ASSERT_TRUE(s.erase({5, 0}));
   ASSERT_TRUE(s.erase({4, 0}));
   EXPECT_EQ(s.max_deleted_entry_id(), (StreamId{5, 0}));
-  // 7.0.15 does not compare with the current max_deleted_entry_id, only with the top item.
-  EXPECT_EQ(s.set_id({4, 5}), Err::kOk);
-  EXPECT_EQ(s.last_id(), (StreamId{4, 5}));
-  EXPECT_EQ(s.set_id({3, 5}), Err::kOk);
-  EXPECT_EQ(s.set_id({2, 5}), Err::kSetIdSmallerThanTop);
-  EXPECT_EQ(s.set_id({3, 0}, std::nullopt, StreamId{3, 1}),
+  // Redis 7.2+ compares with the current max_deleted_entry_id (7.0.15 accepted 4-5 and 3-5,
+  // only the top item 3-0 bounded it), before the top-item check.
+  EXPECT_EQ(s.set_id({4, 5}), Err::kSetIdSmallerThanMaxDeleted);
+  EXPECT_EQ(s.set_id({2, 5}), Err::kSetIdSmallerThanMaxDeleted);
+  EXPECT_EQ(s.last_id(), (StreamId{5, 0}));
+  EXPECT_EQ(s.set_id({5, 0}), Err::kOk);  // equal to max_deleted_entry_id is allowed
+  EXPECT_EQ(s.set_id({5, 0}, std::nullopt, StreamId{5, 1}),
             Err::kSetIdSmallerThanProvidedMaxDeleted);
-  EXPECT_EQ(s.set_id({3, 0}, 1, StreamId{3, 0}), Err::kEntriesAddedSmallerThanLength);
-  // The provided max-deleted check comes before the top-item check.
+  EXPECT_EQ(s.set_id({5, 0}, 1, StreamId{5, 0}), Err::kEntriesAddedSmallerThanLength);
+  // The provided max-deleted check comes before the others.
   EXPECT_EQ(s.set_id({1, 0}, 1, StreamId{2, 0}), Err::kSetIdSmallerThanProvidedMaxDeleted);
-  EXPECT_EQ(s.last_id(), (StreamId{3, 5}));
+  EXPECT_EQ(s.last_id(), (StreamId{5, 0}));
   EXPECT_EQ(s.set_id({11, 0}, 5, StreamId{0, 0}), Err::kOk);  // 0-0 keeps max_deleted
   EXPECT_EQ(s.max_deleted_entry_id(), (StreamId{5, 0}));
   EXPECT_EQ(s.entries_added(), 5u);
@@ -281,11 +282,17 @@ TEST(Stream, SetIdLikeRedis7015) {
   EXPECT_EQ(ids_of(s), (std::vector<StreamId>{{1, 0}, {2, 0}, {3, 0}, {3, 2}}));
   EXPECT_EQ(ids_of(s, StreamId::min(), StreamId::max(), Direction::kBackward),
             (std::vector<StreamId>{{3, 2}, {3, 0}, {2, 0}, {1, 0}}));
-  // An empty stream takes any ID and any entries_added.
+  // A stream that never lost an entry takes any ID and any entries_added when empty.
   Stream e;
   EXPECT_EQ(e.set_id({10, 5}, 0), Err::kOk);
   EXPECT_EQ(e.last_id(), (StreamId{10, 5}));
   EXPECT_EQ(e.append({10, 5}, kFv).err(), Err::kIdTooSmall);
+  // One emptied by XDEL is still bounded by its max_deleted_entry_id.
+  ASSERT_TRUE(e.append({11, 0}, kFv).ok());
+  ASSERT_TRUE(e.erase({11, 0}));
+  EXPECT_EQ(e.length(), 0u);
+  EXPECT_EQ(e.set_id({10, 9}), Err::kSetIdSmallerThanMaxDeleted);
+  EXPECT_EQ(e.set_id({11, 0}), Err::kOk);
 }
 
 TEST(Stream, CloneIsDeepAndEqual) {
