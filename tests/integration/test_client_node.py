@@ -1,5 +1,6 @@
 """A real client: ioredis (npm) drives streamd's Redis 8.x stream commands (XADD IDMP/IDMPAUTO,
-XCFGSET, XDELEX, XACKDEL, XTRIM ACKED, XREAD MAXCOUNT) through its own command API.
+XCFGSET, XDELEX, XACKDEL, XTRIM ACKED, XREAD MAXCOUNT) through its own command API, and its
+pub/sub subscriber mode (channels, patterns, shard channels).
 
 The client lives in tests/clients/node (package.json and package-lock.json are committed;
 scripts/install_deps.sh runs `npm ci` there). Skips with a clear message when node or
@@ -38,6 +39,15 @@ class NodeClientTest(unittest.TestCase):
         print(proc.stdout, end="")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("ok xackdel acknowledges and deletes", proc.stdout)
+
+    def test_ioredis_pubsub(self):
+        server = servers.start_streamd()
+        self.addCleanup(server.cleanup)
+        proc = subprocess.run([NODE, str(CLIENT_DIR / "pubsub.test.js"), str(server.port)],
+                              cwd=CLIENT_DIR, capture_output=True, text=True, timeout=120)
+        print(proc.stdout, end="")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("ok unsubscribe everything and use the connection normally", proc.stdout)
 
 
 if __name__ == "__main__":
