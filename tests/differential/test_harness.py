@@ -200,6 +200,11 @@ class MaskTest(unittest.TestCase):
         self.assertNotEqual(self.masked(b"$1\r\na\r\n", "shape"), self.masked(b"+a\r\n", "shape"))
         self.assertEqual(self.masked(b"$1\r\na\r\n", "shape"), self.masked(b"$2\r\nbb\r\n", "shape"))
 
+    def test_range_after_another_mask(self):
+        r = parse_reply(b"*4\r\n$4\r\nidle\r\n:5\r\n$1\r\nn\r\n:7\r\n")
+        out = encode(apply_masks(r, ["fields:idle", "range:0:10"]))
+        self.assertEqual(out, b"*4\r\n$4\r\nidle\r\n:<MASKED>\r\n$1\r\nn\r\n:<IN-RANGE>\r\n")
+
     def test_regex_numbers_strings(self):
         self.assertEqual(self.masked(b"+idle=12 x\r\n", "regex:idle=\\d+"), b"+<RE> x\r\n")
         self.assertEqual(self.masked(b"+a1b22\r\n", "numbers"), b"+a<N>b<N>\r\n")
@@ -382,6 +387,35 @@ class VersionsRowTest(unittest.TestCase):
         self.assertIs(explain(ms, grp, parse_reply(g % 0), parse_reply(g % 2)), ms[1])
         self.assertIsNone(explain(ms, grp, parse_reply(g % 0),
                                   parse_reply((g % 2).replace(b"$1\r\ng", b"$1\r\nh"))))
+
+    def test_fuzz_composition_and_after_command(self):
+        from streamd_testlib.differential import Outcome
+        from streamd_testlib.fuzz.matchers import explain_all, parse_lines
+        from streamd_testlib.fuzz.run import compare
+
+        ms = parse_lines(["command ^XINFO CONSUMERS", "drop-field inactive", "after continue",
+                          "command ^XINFO CONSUMERS", "subset", "after-command ^XREADGROUP"],
+                         "row", "row.txt")
+        c = b"*4\r\n$4\r\nname\r\n$1\r\nc\r\n$8\r\ninactive\r\n:-1\r\n"
+        old = parse_reply(b"*1\r\n*2\r\n$4\r\nname\r\n$1\r\nc\r\n")
+        new = parse_reply(b"*2\r\n" + c + c.replace(b"$1\r\nc", b"$1\r\nd"))
+        cons = [b"XINFO", b"CONSUMERS", b"s", b"g"]
+        self.assertIsNone(explain_all(ms[:1], cons, old, new))
+        self.assertEqual(explain_all(ms, cons, old, new), ms)  # neither alone, both together
+
+        def o(raw):
+            return Outcome(raw=raw, reply=parse_reply(raw))
+
+        ok, nil = o(b"+OK\r\n"), o(b"*-1\r\n")
+        # the subset matcher waits for its cause: before any XREADGROUP it explains nothing
+        res = compare([cons], [o(encode(new))], [o(encode(old))], ms)
+        self.assertIsNotNone(res.difference)
+        res = compare([[b"XREADGROUP", b"GROUP", b"g", b"c", b"STREAMS", b"s", b">"], cons],
+                      [nil, o(encode(new))], [nil, o(encode(old))], ms)
+        self.assertIsNone(res.difference)
+        self.assertEqual(res.stopped_at, 1)
+        res = compare([[b"SET", b"k", b"v"], cons], [ok, o(encode(new))], [ok, o(encode(old))], ms)
+        self.assertIsNotNone(res.difference)
 
     def test_every_row_is_a_row(self):
         from streamd_testlib.fuzz.matchers import parse_matchers

@@ -96,7 +96,9 @@ def apply_masks(node: Reply, masks: list[str]) -> Reply:
             lo_i, hi_i = int(lo), int(hi)
 
             def in_range(n: Reply, lo_i=lo_i, hi_i=hi_i) -> None:
-                if n.kind == ":" and n.text is not None and lo_i <= int(n.text) <= hi_i:
+                # an earlier mask may have replaced the number already (fields:, ints)
+                if n.kind == ":" and n.text is not None and n.text.lstrip(b"-").isdigit() \
+                        and lo_i <= int(n.text) <= hi_i:
                     n.text = b"<IN-RANGE>"
 
             _walk(node, in_range)

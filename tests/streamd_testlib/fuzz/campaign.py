@@ -131,7 +131,9 @@ class Campaign:
         for _, row in res.skipped:
             st.skipped[row] += 1
         if res.stopped_at is not None:
-            st.stopped[res.skipped[-1][1]] += 1
+            for i, row in res.skipped:
+                if i == res.stopped_at:
+                    st.stopped[row] += 1
         if res.difference is None:
             return
         key = _reply_key(res.difference)
@@ -143,7 +145,12 @@ class Campaign:
         st.failures.append(f)
         self.log(self.describe_failure(f))
         if len(st.failures) <= self.shrink_failures:
-            self._shrink(f, cmds)
+            try:
+                self._shrink(f, cmds)
+            except Exception:  # a reproducer that cannot be made must not end the campaign
+                import traceback
+
+                self.log(f"shrinking failed:\n{traceback.format_exc()}")
         else:
             self._restart_if_dead()
 

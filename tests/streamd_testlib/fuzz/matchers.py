@@ -9,12 +9,19 @@ lines; each `!fuzz command` starts a new matcher, the lines after it refine it:
   !fuzz new REGEX         streamd's raw reply must match it completely
   !fuzz drop-field NAME   streamd's reply without field NAME (maps, flat key/value arrays, any
                           depth; repeatable) must equal 7.0.15's after normalisation
-  !fuzz mask-field NAME   the value of field NAME is ignored on both sides (repeatable), the
+  !fuzz mask-field NAME   the value of field NAME is ignored on both sides, type included (a
+                          nil and a number compare equal; repeatable), the
                           rest must be equal after normalisation (a count that differs because
                           of state, e.g. `consumers` in XINFO GROUPS)
-  !fuzz subset            7.0.15's reply must be streamd's with some elements of its arrays
-                          left out (any depth; scalars equal after normalisation): streamd
-                          knows things 7.0.15 does not create, e.g. consumers
+  !fuzz subset [FIELD]    7.0.15's reply must be streamd's array with some elements left out
+                          (the others equal after normalisation): streamd knows things
+                          7.0.15 does not create, e.g. consumers; with FIELD (repeatable) the
+                          same for the array value of that field, the rest equal
+  !fuzz after-command REGEX
+                          the matcher applies only once a command matching REGEX has been
+                          answered without an error by both servers earlier in the sequence
+                          (the cause of a state difference that shows later, e.g. XREADGROUP
+                          creating a consumer that only a later XINFO CONSUMERS shows)
   !fuzz after stop|continue
                           stop (the default): the two servers may now hold different state,
                           nothing after this step is compared; continue: the step changed
@@ -24,6 +31,12 @@ Raw replies are matched as latin-1 text with re.DOTALL, so `\\r\\n` in a pattern
 drop-field and mask-field apply first, then subset or equality. A matcher needs `old` and
 `new`, or at least one of drop-field, mask-field, subset. test_versions.py checks that a
 row's matchers explain the row's own `!differs` steps.
+
+Independent differences compose: when no single matcher explains a step, the transforming
+matchers (those without old/new) whose command matches are applied together (all their
+drop-fields, mask-fields and subsets); if that explains the step, every one of them is
+counted, and the sequence stops if any of them says `after stop`. So a reply that carries both
+an 8.8 field and a 7.2 consumer needs no row of its own.
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ from pathlib import Path
 
 from ..resp import Reply, encode
 from ..script import Script, ScriptError
-from .normalise import drop_fields, normalise
+from .normalise import drop_fields, ignore_fields, normalise
 
 
 @dataclass
@@ -45,8 +58,14 @@ class Matcher:
     new: re.Pattern | None = None
     drop: set[bytes] = field(default_factory=set)
     mask: set[bytes] = field(default_factory=set)
-    subset: bool = False
+    subset: bool = False  # the whole reply
+    subset_in: set[bytes] = field(default_factory=set)  # only inside these fields' values
+    cause: re.Pattern | None = None  # after-command: applies only once this has succeeded
     after: str = "stop"
+
+    @property
+    def transforms(self) -> bool:
+        return bool(self.drop or self.mask or self.subset or self.subset_in)
 
     def explains(self, argv: list[bytes], old: Reply, new: Reply, gen: bool = False) -> bool:
         """Does this matcher explain 7.0.15 answering `old` and streamd `new` to `argv`?
@@ -57,37 +76,50 @@ class Matcher:
             return False
         if self.new is not None and not self.new.fullmatch(encode(new).decode("latin-1")):
             return False
-        if not (self.drop or self.mask or self.subset):
+        if not self.transforms:
             return True
-        o = normalise(argv, mask_fields(old, self.mask), gen)
-        n = normalise(argv, mask_fields(drop_fields(new, self.drop), self.mask), gen)
-        return is_subset(o, n) if self.subset else encode(o) == encode(n)
+        return transformed_equal(argv, old, new, gen, self.drop, self.mask, self.subset,
+                                 self.subset_in)
+
+
+def transformed_equal(argv, old: Reply, new: Reply, gen: bool, drop: set[bytes],
+                      mask: set[bytes], subset: bool, subset_in: set[bytes]) -> bool:
+    o = normalise(argv, mask_fields(old, mask), gen)
+    n = normalise(argv, mask_fields(drop_fields(new, drop), mask), gen)
+    if subset:
+        return is_subset(o, n)
+    if subset_in:
+        return subset_in_fields(o, n, subset_in)
+    return encode(o) == encode(n)
+
+
+def subset_in_fields(old: Reply, new: Reply, names: set[bytes]) -> bool:
+    """Equal, except that the values of fields `names` may have array elements left out."""
+    if old.items is None or new.items is None:
+        return encode(old) == encode(new)
+    if old.kind != new.kind or len(old.items) != len(new.items):
+        return False
+    pairs = old.kind in ("%", "|") or (old.kind == "*" and len(old.items) % 2 == 0)
+    for i, (a, b) in enumerate(zip(old.items, new.items)):
+        key = old.items[i - 1] if i % 2 else None
+        if pairs and key is not None and key.kind in ("+", "$") and key.text in names:
+            if not is_subset(a, b):
+                return False
+        elif not subset_in_fields(a, b, names):
+            return False
+    return True
 
 
 def mask_fields(reply: Reply, names: set[bytes]) -> Reply:
-    if not names:
-        return reply
-    from ..masks import apply_masks
-
-    return apply_masks(reply, ["fields:" + ",".join(sorted(n.decode("latin-1") for n in names))])
+    return ignore_fields(reply, names) if names else reply
 
 
 def is_subset(old: Reply, new: Reply) -> bool:
-    """old is new with array elements left out (greedy, in order, at any depth)."""
+    """old is the array new with some elements left out (in order; each kept one equal)."""
     if old.items is None or new.items is None or old.kind != new.kind:
         return encode(old) == encode(new)
-    if old.kind in ("%", "|", "~") or (old.kind == "*" and len(old.items) == len(new.items)):
-        # maps and same-length arrays: element by element
-        return len(old.items) == len(new.items) and all(
-            is_subset(a, b) for a, b in zip(old.items, new.items))
-    j = 0
-    for a in old.items:
-        while j < len(new.items) and not is_subset(a, new.items[j]):
-            j += 1
-        if j == len(new.items):
-            return False
-        j += 1
-    return True
+    rest = iter(encode(x) for x in new.items)
+    return all(any(encode(a) == b for b in rest) for a in old.items)
 
 
 def command_line(argv: list[bytes]) -> str:
@@ -108,7 +140,8 @@ def parse_lines(lines: list[str], name: str, where: str) -> list[Matcher]:
         key, _, value = line.partition(" ")
         value = value.strip()
         try:
-            pattern = re.compile(value, re.DOTALL) if key in ("command", "old", "new") else None
+            pattern = re.compile(value, re.DOTALL) if key in (
+                "command", "old", "new", "after-command") else None
         except re.error as e:
             raise ScriptError(f"{where}: bad regex in !fuzz {key}: {e}") from None
         if key == "command":
@@ -119,19 +152,24 @@ def parse_lines(lines: list[str], name: str, where: str) -> list[Matcher]:
         m = out[-1]
         if key in ("old", "new"):
             setattr(m, key, pattern)
+        elif key == "after-command":
+            m.cause = pattern
         elif key == "drop-field" and value:
             m.drop.add(value.encode())
         elif key == "mask-field" and value:
             m.mask.add(value.encode())
-        elif key == "subset" and not value:
-            m.subset = True
+        elif key == "subset":
+            if value:
+                m.subset_in.add(value.encode())
+            else:
+                m.subset = True
         elif key == "after" and value in ("stop", "continue"):
             m.after = value
         else:
             raise ScriptError(f"{where}: unknown !fuzz line {line!r} (command, old, new, "
-                              "drop-field, mask-field, subset, after stop|continue)")
+                              "drop-field, mask-field, subset, after-command, after)")
     for m in out:
-        if not (m.drop or m.mask or m.subset) and (m.old is None or m.new is None):
+        if not m.transforms and (m.old is None or m.new is None):
             raise ScriptError(f"{where}: a !fuzz matcher needs old and new, or drop-field, "
                               "mask-field or subset")
     return out
@@ -195,3 +233,24 @@ def load_xfail(path: Path = XFAIL_PATH) -> list[XfailEntry]:
 def explain(matchers: list[Matcher], argv: list[bytes], old: Reply, new: Reply,
             gen: bool = False) -> Matcher | None:
     return next((m for m in matchers if m.explains(argv, old, new, gen)), None)
+
+
+def explain_all(matchers: list[Matcher], argv: list[bytes], old: Reply, new: Reply,
+                gen: bool = False) -> list[Matcher] | None:
+    """The matcher that explains the step, else the composition of the transforming ones
+    (see the module comment); None when nothing explains it."""
+    one = explain(matchers, argv, old, new, gen)
+    if one is not None:
+        return [one]
+    line = command_line(argv)
+    used = [m for m in matchers if m.transforms and m.old is None and m.new is None
+            and m.command.search(line)]
+    if len(used) < 2:
+        return None
+    drop = set().union(*(m.drop for m in used))
+    mask = set().union(*(m.mask for m in used))
+    subset_in = set().union(*(m.subset_in for m in used))
+    if transformed_equal(argv, old, new, gen, drop, mask, any(m.subset for m in used),
+                         subset_in):
+        return used
+    return None

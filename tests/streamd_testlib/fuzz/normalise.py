@@ -107,3 +107,23 @@ def drop_fields(reply: Reply, names: set[bytes]) -> Reply:
 
     walk(node)
     return node
+
+
+def ignore_fields(reply: Reply, names: set[bytes]) -> Reply:
+    """A copy of `reply` with the values of fields `names` (maps and flat key/value arrays, any
+    depth) replaced by one placeholder whatever their type (a nil and a number compare equal)."""
+    node = copy.deepcopy(reply)
+
+    def walk(n: Reply) -> None:
+        if n.items is None:
+            return
+        if _is_pairs(n):
+            for i in range(0, len(n.items) - 1, 2):
+                k = n.items[i]
+                if k.kind in ("+", "$") and k.text in names:
+                    n.items[i + 1] = Reply("+", b"<ANY>")
+        for item in n.items:
+            walk(item)
+
+    walk(node)
+    return node

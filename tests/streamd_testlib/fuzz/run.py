@@ -6,9 +6,10 @@ list on both sides) and reads one reply per command. Then, step by step:
 
   1. equal raw bytes: equal;
   2. else both replies are normalised (normalise.py) and compared again;
-  3. else a versions row's matcher may explain the step (matchers.py): the step is counted as
-     skipped under that row, and with `after stop` nothing later in the sequence is compared
-     (the servers may hold different state from here on); `after continue` goes on;
+  3. else a versions row's matcher (or several composed, matchers.py) may explain the step:
+     the step is counted as skipped under each row used, and with `after stop` nothing later in
+     the sequence is compared (the servers may hold different state from here on); `after
+     continue` goes on;
   4. else it is a difference: the run reports it and compares no further.
 An event on one side (timeout, closed connection, protocol error) is a difference unless both
 sides had the same event.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from ..client import ConnectionClosed, RawClient, ReplyTimeout
 from ..differential import Outcome
 from ..resp import ProtocolError, encode, encode_command
-from .matchers import Matcher, explain
+from .matchers import Matcher, command_line, explain_all
 from .normalise import normalise
 
 REPLY_TIMEOUT = 5.0
@@ -95,6 +96,9 @@ def run_sequence(cmds: list[list[bytes]], streamd, redis, proto: int,
 def compare(cmds, got_a: list[Outcome], got_b: list[Outcome], matchers: list[Matcher]) -> Result:
     res = Result()
     gen = False  # an entry was added with `*`: generated IDs are masked from here on
+    # Matchers with `after-command` wait until their cause has run (without an error on both).
+    armed = [m for m in matchers if m.cause is None]
+    waiting = [m for m in matchers if m.cause is not None]
     for i, (argv, a, b) in enumerate(zip(cmds, got_a, got_b)):
         res.steps = i + 1
         if a.event is not None or b.event is not None:
@@ -103,16 +107,21 @@ def compare(cmds, got_a: list[Outcome], got_b: list[Outcome], matchers: list[Mat
             return res  # no more replies to compare on either side
         if argv[0].upper() == b"XADD" and b"*" in argv[2:] and "$" in (a.reply.kind, b.reply.kind):
             gen = True
+        if waiting and not a.reply.is_error and not b.reply.is_error:
+            line = command_line(argv)
+            for m in [m for m in waiting if m.cause.search(line)]:
+                waiting.remove(m)
+                armed.append(m)
         if a.raw == b.raw:
             continue
         if encode(normalise(argv, a.reply, gen)) == encode(normalise(argv, b.reply, gen)):
             continue
-        m = explain(matchers, argv, b.reply, a.reply, gen)
-        if m is None:
+        used = explain_all(armed, argv, b.reply, a.reply, gen)
+        if used is None:
             res.difference = Difference(i, argv, a, b)
             return res
-        res.skipped.append((i, m.row))
-        if m.after == "stop":
+        res.skipped += [(i, m.row) for m in used]
+        if any(m.after == "stop" for m in used):
             res.stopped_at = i
             return res
     return res
