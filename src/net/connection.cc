@@ -464,8 +464,9 @@ void Connection::cron(int64_t now_ms) {
   if (closing_ || !session_) return;
   const cmd::Session& s = *session_;
   const Settings& st = fe_.settings();
-  // Blocked clients wait for as long as their command says; MONITOR clients only receive.
-  if (st.timeout_s > 0 && !s.blocked && !s.monitor &&
+  // Blocked clients wait for as long as their command says; MONITOR clients and subscribers
+  // only receive (Redis exempts pub/sub clients from `timeout` too).
+  if (st.timeout_s > 0 && !s.blocked && !s.monitor && !cmd::subscribed(s) &&
       now_ms - s.last_interaction_ms > st.timeout_s * 1000) {
     spdlog::debug("Closing idle client {}", describe());
     close();

@@ -139,6 +139,25 @@ class PubSubTest(unittest.TestCase):
         for s in subs:
             self.assertEqual(recv_exactly(s, len(frame)), frame)
 
+    def test_idle_timeout_spares_subscribers(self):
+        # Redis closes idle clients after `timeout` seconds, but not pub/sub clients.
+        server = servers.start_streamd("--timeout", "1")
+        self.addCleanup(server.cleanup)
+        sub = server.client()
+        self.addCleanup(sub.close)
+        self.assertEqual(sub.call_raw("SUBSCRIBE", "quiet"),
+                         b"*3\r\n$9\r\nsubscribe\r\n$5\r\nquiet\r\n:1\r\n")
+        idle = server.client()
+        self.addCleanup(idle.close)
+        self.assertEqual(idle.call_raw("PING"), b"+PONG\r\n")
+        time.sleep(2.5)
+        self.assertEqual(idle.wait_closed(timeout=2), b"")
+        pub = server.client()
+        self.addCleanup(pub.close)
+        self.assertEqual(pub.call_raw("PUBLISH", "quiet", "still here"), b":1\r\n")
+        self.assertEqual(sub.read_raw(),
+                         b"*3\r\n$7\r\nmessage\r\n$5\r\nquiet\r\n$10\r\nstill here\r\n")
+
     def test_slow_subscriber_is_disconnected_at_the_limit(self):
         # Its own server: a 4 MB hard limit so the test is quick.
         server = servers.start_streamd("--client-output-buffer-limit", "pubsub 4mb 2mb 60")
