@@ -11,6 +11,7 @@ Exit status 0 when no unexplained difference was found, 1 otherwise.
 """
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def main() -> int:
     if not servers.streamd_available():
         print(f"streamd binary not found at {servers.streamd_bin()} (set STREAMD_BIN)")
         return 2
+    # SIGTERM ends the run like ctrl-C: the servers are stopped and the summary printed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     protos = (int(opts.proto),) if opts.proto else (2, 3)
     c = Campaign(opts.seed, opts.sequences, opts.length, protos, opts.shrink, opts.time_limit,
                  log=lambda s: print(s, flush=True), extra_xfail=opts.extra_xfail,

@@ -100,20 +100,25 @@ class Campaign:
         started = time.monotonic()
         self._start()
         try:
-            for k in range(self.sequences):
-                if self.time_limit and time.monotonic() - started > self.time_limit:
-                    self.log(f"time limit reached after {k} sequences")
-                    break
-                cmds = Generator(sequence_seed(self.seed, k)).sequence(self.length)
-                for proto in self.protos:
-                    self._one(k, cmds, proto)
-                self.stats.sequences += 1
-                if (k + 1) % 1000 == 0:
-                    self.log(self.summary_line(time.monotonic() - started))
+            self._loop(started)
+        except KeyboardInterrupt:  # also SIGTERM, see fuzz_streams.py: keep what ran so far
+            self.log(f"interrupted after {self.stats.sequences} sequences")
         finally:
             self._stop()
         self.stats.seconds = time.monotonic() - started
         return self.stats
+
+    def _loop(self, started: float) -> None:
+        for k in range(self.sequences):
+            if self.time_limit and time.monotonic() - started > self.time_limit:
+                self.log(f"time limit reached after {k} sequences")
+                break
+            cmds = Generator(sequence_seed(self.seed, k)).sequence(self.length)
+            for proto in self.protos:
+                self._one(k, cmds, proto)
+            self.stats.sequences += 1
+            if (k + 1) % 1000 == 0:
+                self.log(self.summary_line(time.monotonic() - started))
 
     def _one(self, k: int, cmds, proto: int) -> None:
         try:
