@@ -103,12 +103,12 @@ def render_script(cmds: list[list[bytes]], title: str, protocols: tuple[int, ...
     return "\n".join(lines) + "\n"
 
 
-def confirm_script(text: str, protocols: tuple[int, ...]) -> list[str]:
+def confirm_script(text: str, protocols: tuple[int, ...], self_test: bool = False) -> list[str]:
     """Run the script with the differential runner on fresh servers; its problems."""
     from ..differential import ServerPair, run_script
 
     script = parse_script_text("!fresh\n" + text, Path("fuzz_reproducer.txt"))
-    pair = ServerPair(selftest=False)
+    pair = ServerPair(selftest=self_test)
     try:
         return [p for proto in protocols for p in run_script(script, proto, pair)]
     finally:
