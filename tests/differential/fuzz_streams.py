@@ -28,6 +28,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--sequences", type=int, default=200)
     ap.add_argument("--length", type=int, default=60, help="commands per sequence")
+    ap.add_argument("--first", type=int, default=0, metavar="K",
+                    help="start at sequence K of the seed (rerun one found by a long run)")
     ap.add_argument("--proto", choices=("2", "3"), help="one protocol only (default both)")
     ap.add_argument("--time-limit", type=float, help="stop starting sequences after this")
     ap.add_argument("--shrink", type=int, default=10, metavar="N",
@@ -56,7 +58,7 @@ def main() -> int:
     c = Campaign(opts.seed, opts.sequences, opts.length, protos, opts.shrink, opts.time_limit,
                  log=lambda s: print(s, flush=True), extra_xfail=opts.extra_xfail,
                  server_args=(["--stream-node-max-entries", str(opts.node_entries)]
-                              if opts.node_entries else []), self_test=opts.self_test)
+                              if opts.node_entries else []), self_test=opts.self_test, first=opts.first)
     st = c.run()
     print(c.summary_line(st.seconds))
     for row, n in sorted(st.skipped.items()):

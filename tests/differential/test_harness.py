@@ -205,6 +205,16 @@ class MaskTest(unittest.TestCase):
         out = encode(apply_masks(r, ["fields:idle", "range:0:10"]))
         self.assertEqual(out, b"*4\r\n$4\r\nidle\r\n:<MASKED>\r\n$1\r\nn\r\n:<IN-RANGE>\r\n")
 
+    def test_column(self):
+        r = parse_reply(b"*2\r\n*4\r\n$3\r\n1-1\r\n$1\r\nc\r\n:17\r\n:3\r\n"
+                        b"*4\r\n$3\r\n1-2\r\n$1\r\nc\r\n:9\r\n:1\r\n")
+        out = encode(apply_masks(r, ["column:2"]))
+        self.assertEqual(out.count(b":<COL>"), 2)
+        self.assertIn(b":3\r\n", out)
+        self.assertIn(b":1\r\n", out)  # delivery counts stay exact
+        with self.assertRaises(ScriptError):
+            parse_script_text("!mask column:x\nPING\n")
+
     def test_regex_numbers_strings(self):
         self.assertEqual(self.masked(b"+idle=12 x\r\n", "regex:idle=\\d+"), b"+<RE> x\r\n")
         self.assertEqual(self.masked(b"+a1b22\r\n", "numbers"), b"+a<N>b<N>\r\n")

@@ -13,6 +13,8 @@ reorders elements), then the masked trees are re-encoded and compared as bytes.
                  becomes <MASKED> (e.g. fields:id,version for HELLO)
   regex:PATTERN  every match of PATTERN inside strings and errors becomes <RE>
   sort           elements of every array/set that holds only scalars are sorted (KEYS, SCAN)
+  column:N       in every array whose elements are all arrays, element N (0-based) of each
+                 scalar-holding inner array becomes <COL> (XPENDING's idle column is column:2)
 """
 
 from __future__ import annotations
@@ -120,6 +122,18 @@ def apply_masks(node: Reply, masks: list[str]) -> Reply:
             _mask_fields(node, names)
         elif mask.startswith("regex:"):
             _sub_strings(node, re.compile(mask[len("regex:"):].encode()), b"<RE>", errors=True)
+        elif mask.startswith("column:"):
+            col = int(mask[len("column:"):])
+
+            def column(n: Reply, col=col) -> None:
+                if n.items is None or n.kind != "*" or not n.items:
+                    return
+                if all(i.items is not None and i.kind == "*" for i in n.items):
+                    for row in n.items:
+                        if col < len(row.items) and row.items[col].items is None:
+                            row.items[col] = Reply(row.items[col].kind, b"<COL>")
+
+            _walk(node, column)
         elif mask == "sort":
             _sort_scalars(node)
         else:

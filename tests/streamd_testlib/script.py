@@ -153,7 +153,7 @@ class Script:
 
 
 KNOWN_MASKS = ("ids", "ints", "strings", "numbers", "shape", "sort")
-PARAM_MASKS = ("range:", "fields:", "regex:")
+PARAM_MASKS = ("range:", "fields:", "regex:", "column:")
 
 
 def check_mask(name: str, where: str) -> None:
@@ -170,6 +170,10 @@ def check_mask(name: str, where: str) -> None:
         return
     if name.startswith("fields:") and len(name) > 7:
         return
+    if name.startswith("column:"):
+        if not name[7:].isdigit():
+            raise ScriptError(f"{where}: column mask is column:N (0-based), got {name!r}")
+        return
     if name.startswith("regex:") and len(name) > 6:
         import re
 
@@ -180,7 +184,7 @@ def check_mask(name: str, where: str) -> None:
         return
     raise ScriptError(
         f"{where}: unknown mask {name!r} (known: {', '.join(KNOWN_MASKS)}, "
-        "range:LO:HI, fields:a,b, regex:PATTERN)"
+        "range:LO:HI, fields:a,b, regex:PATTERN, column:N)"
     )
 
 

@@ -18,7 +18,7 @@ from .gen import Generator
 from .matchers import Matcher, command_line, load_all, load_xfail
 from .normalise import normalise
 from .run import Difference, run_sequence
-from .shrink import _signature, confirm_script, render_script, shrink
+from .shrink import _signature, clean_probe, confirm_script, render_script, shrink
 
 
 def sequence_seed(seed: int, k: int) -> int:
@@ -66,7 +66,7 @@ def _describe(o) -> str:
 class Campaign:
     def __init__(self, seed: int, sequences: int, length: int, protos=(2, 3),
                  shrink_failures: int = 10, time_limit: float | None = None, log=print,
-                 extra_xfail=(), server_args=(), self_test: bool = False):
+                 extra_xfail=(), server_args=(), self_test: bool = False, first: int = 0):
         self.seed, self.sequences, self.length, self.protos = seed, sequences, length, protos
         self.shrink_failures = shrink_failures
         self.time_limit = time_limit
@@ -79,6 +79,7 @@ class Campaign:
         # self-test: a second redis-server in streamd's place; any difference then is
         # nondeterminism the generator or the normalisation let through
         self.self_test = self_test
+        self.first = first  # skip sequences before this one (to replay one of a long run)
         self.stats = Stats()
         self._seen: set[tuple] = set()
         self.streamd = self.redis = None
@@ -117,6 +118,8 @@ class Campaign:
             if self.time_limit and time.monotonic() - started > self.time_limit:
                 self.log(f"time limit reached after {k} sequences")
                 break
+            if k < self.first:
+                continue
             cmds = Generator(sequence_seed(self.seed, k)).sequence(self.length)
             for proto in self.protos:
                 self._one(k, cmds, proto)
@@ -166,6 +169,7 @@ class Campaign:
     def _shrink(self, f: Failure, cmds) -> None:
         self._restart_if_dead()
         small = shrink(cmds, f.difference.index, self.streamd, self.redis, f.proto, self.matchers)
+        small = clean_probe(small, self.streamd, self.redis, f.proto, self.matchers)
         diffs = {p: run_sequence(small, self.streamd, self.redis, p, self.matchers).difference
                  for p in (2, 3)}
         protos = tuple(p for p in (2, 3) if diffs[p] is not None)

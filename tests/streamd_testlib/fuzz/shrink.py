@@ -60,6 +60,50 @@ def shrink(cmds: list[list[bytes]], index: int, streamd, redis, proto: int,
     return items
 
 
+def _keys_and_groups(cmds: list[list[bytes]]) -> tuple[list[bytes], list[tuple[bytes, bytes]]]:
+    keys, groups = [], []
+    for argv in cmds:
+        name = argv[0].upper()
+        if name in (b"XADD", b"XTRIM", b"XDEL", b"XSETID") and len(argv) > 1:
+            keys.append(argv[1])
+        elif name == b"XGROUP" and len(argv) > 3 and argv[1].upper() in (b"CREATE", b"SETID"):
+            keys.append(argv[2])
+            groups.append((argv[2], argv[3]))
+        elif name in (b"XCLAIM", b"XAUTOCLAIM", b"XACK", b"XPENDING") and len(argv) > 2:
+            groups.append((argv[1], argv[2]))
+        elif name == b"XREADGROUP" and len(argv) > 2 and b"STREAMS" in argv:
+            for k in argv[argv.index(b"STREAMS") + 1:][:1]:
+                groups.append((k, argv[2]))
+    return list(dict.fromkeys(keys)), list(dict.fromkeys(groups))
+
+
+def clean_probe(cmds: list[list[bytes]], streamd, redis, proto: int,
+                matchers: list[Matcher]) -> list[list[bytes]]:
+    """A reproducer whose last reply also carries intended differences (it is explained in
+    part by a row, e.g. XINFO STREAM FULL's 8.8 fields) cannot pass against 7.0.15 even once the
+    bug is fixed. Try plain reads in its place (XPENDING, XRANGE, XINFO CONSUMERS/GROUPS) that
+    no matcher covers and that still show a difference; keep the original if none does."""
+    from .matchers import command_line
+
+    last = command_line(cmds[-1])
+    if not any(m.command.search(last) for m in matchers):
+        return cmds
+    keys, groups = _keys_and_groups(cmds[:-1])
+    probes = [[b"XPENDING", k, g, b"-", b"+", b"100"] for k, g in groups]
+    probes += [[b"XPENDING", k, g] for k, g in groups]
+    probes += [[b"XRANGE", k, b"-", b"+"] for k in keys]
+    probes += [[b"XINFO", b"CONSUMERS", k, g] for k, g in groups]
+    probes += [[b"XINFO", b"GROUPS", k] for k in keys]
+    probes += [[b"XLEN", k] for k in keys]
+    for probe in probes:
+        if any(m.command.search(command_line(probe)) for m in matchers):
+            continue
+        candidate = cmds[:-1] + [probe]
+        if run_sequence(candidate, streamd, redis, proto, matchers).difference is not None:
+            return candidate
+    return cmds
+
+
 def quote_arg(a: bytes) -> str:
     """redis-cli quoting (script.split_args reads it back)."""
     plain = a and all(0x21 <= c < 0x7F and c not in b"\"'\\" for c in a)
@@ -80,7 +124,7 @@ def script_masks(argv: list[bytes]) -> list[str]:
                     "range:1000000000000:99999999999999"]
         return ["fields:radix-tree-nodes"]
     if cmd == b"XPENDING" and len(argv) > 3:
-        return ["range:0:100000"]  # idle times (this also masks small delivery counts)
+        return ["column:2"]  # the idle time of each entry
     return []
 
 
