@@ -3,6 +3,10 @@
 // notify-keyspace-events). Behaviour follows redis-server 7.0.15 as observed.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "messages.h"
@@ -265,6 +269,57 @@ std::vector<std::string> notify_rewrite(const Value& v, const Value& def, bool i
   return {quote(notify_format(v))};
 }
 
+// ---- latency-tracking-info-percentiles ----
+// Kept as the text CONFIG GET shows for each number (printf "%f" without trailing zeros, as
+// Redis prints them); readers parse them back (INFO latencystats, which is rare).
+
+Value percentiles_initial() {
+  return std::vector<std::string>{};
+}
+
+std::string trimmed_double(double d) {
+  std::string s = fmt::format("{:f}", d);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::optional<std::string> percentiles_parse(std::span<const std::string> args, Value& v, bool) {
+  std::vector<std::string> out;
+  // A single empty argument means no percentiles at all.
+  if (!(args.size() == 1 && args[0].empty())) {
+    for (const auto& a : args) {
+      // Redis's string2d: the whole argument is one strtod number, not NaN, not out of range.
+      if (a.empty() || std::isspace(static_cast<unsigned char>(a[0]))) {
+        return std::string(msg::kInvalidPercentiles);
+      }
+      char* end = nullptr;
+      errno = 0;
+      double d = std::strtod(a.c_str(), &end);
+      if (*end != '\0' || std::isnan(d) || errno == ERANGE) {
+        return std::string(msg::kInvalidPercentiles);
+      }
+      if (d > 100.0 || d < 0.0) return std::string(msg::kPercentilesRange);
+      out.push_back(trimmed_double(d));
+    }
+  }
+  v = std::move(out);
+  return std::nullopt;
+}
+
+std::string percentiles_format(const Value& v) {
+  return join(std::get<std::vector<std::string>>(v));
+}
+
+std::vector<std::string> percentiles_rewrite(const Value& v, const Value& def, bool in_file) {
+  if (!in_file && v == def) return {};
+  const auto& list = std::get<std::vector<std::string>>(v);
+  // An empty list is written as "" so that the default does not come back on restart.
+  return {list.empty() ? std::string("\"\"") : join(list)};
+}
+
 }  // namespace
 
 const SpecialCodec kBindCodec{bind_initial, bind_parse, bind_format, bind_rewrite, 0,
@@ -275,6 +330,13 @@ const SpecialCodec kOutputBufferLimitCodec{cobl_initial, cobl_parse, cobl_format
                                            kUnbounded,   true};
 const SpecialCodec kNotifyEventsCodec{
     notify_initial, notify_parse, notify_format, notify_rewrite, 1, 1, false};
+const SpecialCodec kPercentilesCodec{percentiles_initial,
+                                     percentiles_parse,
+                                     percentiles_format,
+                                     percentiles_rewrite,
+                                     1,
+                                     kUnbounded,
+                                     true};
 
 Value initial_value(const Directive& d) {
   switch (d.type) {

@@ -92,6 +92,8 @@ void Config::fill_cache() {
   ptr("slowlog-log-slower-than", c_.slowlog_log_slower_than);
   ptr("slowlog-max-len", c_.slowlog_max_len);
   ptr("latency-tracking", c_.latency_tracking);
+  ptr("latency-monitor-threshold", c_.latency_monitor_threshold);
+  ptr("latency-tracking-info-percentiles", c_.latency_tracking_info_percentiles);
 }
 
 const Directive* Config::find(std::string_view name) const {

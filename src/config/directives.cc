@@ -155,6 +155,8 @@ const Directive kDirectives[] = {
     int_row("slowlog-log-slower-than", "10000", -1, kLongMax),
     int_row("slowlog-max-len", "128", 0, kLongMax),
     bool_row("latency-tracking", "yes"),
+    special_row("latency-tracking-info-percentiles", "50 99 99.9", kPercentilesCodec),
+    int_row("latency-monitor-threshold", "0", 0, kLongMax),
 };
 
 }  // namespace

@@ -34,6 +34,10 @@ inline constexpr std::string_view kAppendFilenameEmpty = "appendfilename can't b
 inline constexpr std::string_view kAppendDirnamePath =
     "appenddirname can't be a path, just a dirname";
 inline constexpr std::string_view kAppendDirnameEmpty = "appenddirname can't be empty";
+inline constexpr std::string_view kInvalidPercentiles =
+    "Invalid latency-tracking-info-percentiles parameters";
+inline constexpr std::string_view kPercentilesRange =
+    "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
 // streamd's own: redis-server recurses until it runs out of stack.
 inline constexpr std::string_view kIncludeTooDeep = "Too many nested include directives";
 

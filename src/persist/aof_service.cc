@@ -474,7 +474,17 @@ bool AofService::must_hold_replies(uint64_t ticket) const {
 }
 
 void AofService::sync() {
-  if (opts_.enabled) writer_.sync();
+  if (!opts_.enabled) return;
+  AofWriter::SyncTimes t = writer_.sync();
+  // The latency monitor's AOF events (Redis's names): the write(2) of the buffered records, and
+  // the fsync the event loop waits for under appendfsync always.
+  int64_t threshold = server_.config().latency_monitor_threshold();
+  if (threshold > 0) {
+    int64_t now_s = server_.clock().now_ms() / 1000;
+    auto& lm = server_.stats().latency;
+    if (t.write_us >= 0) lm.add_if_needed("aof-write", t.write_us / 1000, now_s, threshold);
+    if (t.fsync_us >= 0) lm.add_if_needed("aof-fsync-always", t.fsync_us / 1000, now_s, threshold);
+  }
 }
 
 std::string AofService::write_error() const {
@@ -560,6 +570,8 @@ bool AofService::fork_rewrite() {
   }
   last_fork_us_ = mono_us() - t0;
   ++total_forks_;
+  server_.stats().latency.add_if_needed("fork", last_fork_us_ / 1000, now_ms / 1000,
+                                        server_.config().latency_monitor_threshold());
   child_pid_ = pid;
   child_temp_ = std::string(kTempRewritePrefix) + std::to_string(pid) + ".aof";
   rewrite_start_ms_ = now_ms;

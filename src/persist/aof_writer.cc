@@ -25,6 +25,11 @@ int64_t mono_ms() {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
+int64_t mono_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 AofWriter::AofWriter() = default;
@@ -144,11 +149,17 @@ void AofWriter::raise_synced(uint64_t to) {
   }
 }
 
-void AofWriter::sync() {
-  write_buffer();
-  if (policy_ != FsyncPolicy::kAlways || write_errno_ != 0 || fd_ < 0) return;
+AofWriter::SyncTimes AofWriter::sync() {
+  SyncTimes t;
+  if (!buf_.empty() && fd_ >= 0) {
+    int64_t t0 = mono_us();
+    write_buffer();
+    t.write_us = mono_us() - t0;
+  }
+  if (policy_ != FsyncPolicy::kAlways || write_errno_ != 0 || fd_ < 0) return t;
   uint64_t w = written_seq_.load();
-  if (synced_seq_.load() >= w) return;
+  if (synced_seq_.load() >= w) return t;
+  int64_t t0 = mono_us();
   if (int e = sync_file(fd_); e != 0) {
     // The kernel may have dropped the pages it failed to write: retrying fsync could report
     // success for data that is not on disk. Exit without acknowledging anything (as Redis does).
@@ -157,7 +168,9 @@ void AofWriter::sync() {
         std::strerror(e));
     std::exit(1);
   }
+  t.fsync_us = mono_us() - t0;
   raise_synced(w);
+  return t;
 }
 
 bool AofWriter::fsync_through(uint64_t ticket) {

@@ -189,6 +189,11 @@ class Config {
   std::int64_t slowlog_log_slower_than() const { return *c_.slowlog_log_slower_than; }
   std::int64_t slowlog_max_len() const { return *c_.slowlog_max_len; }
   bool latency_tracking() const { return *c_.latency_tracking; }
+  std::int64_t latency_monitor_threshold() const { return *c_.latency_monitor_threshold; }
+  // As CONFIG GET shows them ("50", "99.9").
+  const std::vector<std::string>& latency_tracking_info_percentiles() const {
+    return *c_.latency_tracking_info_percentiles;
+  }
 
  private:
   struct LoadState;
@@ -196,14 +201,14 @@ class Config {
     const std::int64_t *port, *unixsocketperm, *tcp_backlog, *tcp_keepalive, *timeout, *maxclients,
         *databases, *loglevel, *hz, *notify_keyspace_events, *enable_debug_command,
         *maxmemory_policy, *stream_node_max_entries, *appendfsync, *auto_aof_rewrite_percentage,
-        *slowlog_log_slower_than, *slowlog_max_len;
+        *slowlog_log_slower_than, *slowlog_max_len, *latency_monitor_threshold;
     const std::uint64_t *proto_max_bulk_len, *client_query_buffer_limit, *maxmemory,
         *stream_node_max_bytes, *auto_aof_rewrite_min_size;
     const bool *daemonize, *appendonly, *aof_load_truncated, *aof_use_rdb_preamble,
         *latency_tracking;
     const std::string *unixsocket, *dir, *requirepass, *logfile, *pidfile, *appenddirname,
         *appendfilename;
-    const std::vector<std::string>* bind;
+    const std::vector<std::string>*bind, *latency_tracking_info_percentiles;
     const OutputBufferLimits* client_output_buffer_limit;
     const SavePoints* save;
   };

@@ -151,6 +151,7 @@ extern const SpecialCodec kBindCodec;
 extern const SpecialCodec kSaveCodec;
 extern const SpecialCodec kOutputBufferLimitCodec;
 extern const SpecialCodec kNotifyEventsCodec;
+extern const SpecialCodec kPercentilesCodec;
 
 // ---- per-row operations (src/config/codec.cc) ----
 

@@ -64,8 +64,14 @@ class AofWriter {
   // Raw bytes that must go to the file as they are (tests, the loader's fixes).
   void append_raw(std::string_view bytes);
 
+  // How long sync() spent in write(2) and in fsync (appendfsync always), in microseconds; -1 for
+  // a step it did not take. The latency monitor's aof-write and aof-fsync-always events.
+  struct SyncTimes {
+    int64_t write_us = -1;
+    int64_t fsync_us = -1;
+  };
   // Writes the buffer and fsyncs per policy.
-  void sync();
+  SyncTimes sync();
   // WAITAOF: fsyncs now if `ticket` is written but not yet synced. True if it is synced.
   bool fsync_through(uint64_t ticket);
   bool must_hold(uint64_t ticket) const;

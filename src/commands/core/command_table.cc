@@ -53,6 +53,15 @@ const CommandSpec* CommandTable::find_sub(const CommandSpec& parent, std::string
   return nullptr;
 }
 
+const CommandSpec* CommandTable::find_full_name(std::string_view name) const {
+  std::size_t bar = name.find('|');
+  const CommandSpec* top = find(name.substr(0, bar));
+  if (!top || bar == std::string_view::npos) return top;
+  std::string_view sub = name.substr(bar + 1);
+  if (sub.find('|') != std::string_view::npos) return nullptr;
+  return find_sub(*top, sub);
+}
+
 std::vector<int> CommandTable::key_positions(const CommandSpec& spec,
                                              std::span<const std::string_view> argv) {
   if (spec.key_finder) return spec.key_finder(argv);
@@ -74,6 +83,7 @@ void register_all_commands(CommandTable& t) {
   register_server_commands(t);
   register_persistence_commands(t);
   register_introspection_commands(t);
+  register_latency_commands(t);
   register_stream_commands(t);
   register_pubsub_commands(t);
 }

@@ -215,6 +215,16 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   CommandStats& cs = st.commands[spec.full_name];
   ++cs.calls;
   cs.usec += static_cast<uint64_t>(dur);
+  // Redis measures in microseconds and records nanoseconds: the histogram then holds what
+  // Redis's would for the same durations.
+  if (server_.config().latency_tracking()) {
+    if (!cs.histogram) cs.histogram = std::make_unique<LatencyHistogram>();
+    cs.histogram->record(dur * 1000);
+  }
+  if (int64_t threshold = server_.config().latency_monitor_threshold(); threshold > 0) {
+    st.latency.add_if_needed((spec.flags & kFast) ? "fast-command" : "command", dur / 1000,
+                             server_.clock().now_ms() / 1000, threshold);
+  }
   if (w.errors_written() > 0) {
     ++cs.failed_calls;
     st.total_error_replies += w.errors_written();

@@ -141,6 +141,10 @@ std::string unsupported_option(std::string_view option) {
   return fmt::format("ERR Unsupported option {}", option);
 }
 
+std::string latency_no_samples(std::string_view event) {
+  return fmt::format("ERR No samples available for event '{}'", event);
+}
+
 std::string aof_write_error(std::string_view reason) {
   return fmt::format("MISCONF Errors writing to the AOF file: {}", reason);
 }

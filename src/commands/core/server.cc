@@ -1,6 +1,7 @@
 #include "streamd/commands/core/server.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace streamd::cmd {
 
@@ -144,6 +145,7 @@ void Server::cron() {
   int64_t now = clock_.now_ms();
   stats_.sample_ops(now);
   if (persistence_) persistence_->cron(now);
+  auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < keyspace_.databases(); ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
@@ -152,6 +154,11 @@ void Server::cron() {
       if (db.active_expire_cycle(20) < 5) break;
     }
   }
+  // The latency monitor's expire-cycle event: the active expiry just done, in milliseconds.
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  stats_.latency.add_if_needed("expire-cycle", ms, now / 1000, cfg_.latency_monitor_threshold());
 }
 
 }  // namespace streamd::cmd

@@ -632,6 +632,19 @@ const RawDoc kPart[] = {
     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
     "$4\r\ntype\r\n$7\r\ninteger\r\n"sv},
+  {"incrbyfloat"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
+    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
+    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
+    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
+    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$54\r\nIncrement the float value of a key by the given amount\r\n"
+    "$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n"
+    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
+    "$4\r\ntype\r\n$6\r\ndouble\r\n"sv},
 };
 
 }  // namespace

@@ -13,19 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"incrbyfloat"sv,
-    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n"
-    "$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n"
-    "spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n"
-    "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n"
-    "$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$54\r\nIncrement the float value of a key by the given amount\r\n"
-    "$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n"
-    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
-    "$4\r\ntype\r\n$6\r\ndouble\r\n"sv},
   {"info"sv,
     "~3\r\n$23\r\nnondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n"
     "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
@@ -46,6 +33,67 @@ const RawDoc kPart[] = {
     "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
     "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
     "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
+  {"latency"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"latency|doctor"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency|graph"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
+    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"latency|help"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$50\r\nShow helpful text about the different subcommands.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency|histogram"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$79\r\nReturn the cumulative distribution of latencies of a subset of commands or all.\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$80\r\nO(N) where N is the number of commands with latency information being retrieved.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\ncommand\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
+  {"latency|history"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$47\r\nReturn timestamp-latency samples for the event.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
+    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"latency|latest"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$49\r\nReturn the latest latency samples for all events.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency|reset"sv,
+    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$29\r\nresponse_policy:all_succeeded\r\n"
+    "~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$42\r\nReset latency data for one or more events.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
+    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n"
+    "flags\r\n~2\r\n+optional\r\n+multiple\r\n"sv},
   {"memory"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -598,26 +646,6 @@ const RawDoc kPart[] = {
     "history\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$52\r\nAdded client IP address, port and name to the reply.\r\n"
     "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n"
     "type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
-  {"slowlog|help"sv,
-    "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$49\r\nShow helpful text about the different subcommands\r\n"
-    "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"slowlog|len"sv,
-    "~3\r\n$24\r\nrequest_policy:all_nodes\r\n$23\r\nresponse_policy:agg_sum\r\n"
-    "$23\r\nnondeterministic_output\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n"
-    "$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
-    "$4\r\nO(1)\r\n"sv},
-  {"slowlog|reset"sv,
-    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$29\r\nresponse_policy:all_succeeded\r\n"
-    "~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n"
-    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$52\r\nO(N) where N is the number of entries in the slowlog\r\n"sv},
 };
 
 }  // namespace

@@ -13,6 +13,26 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"slowlog|help"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$49\r\nShow helpful text about the different subcommands\r\n"
+    "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"slowlog|len"sv,
+    "~3\r\n$24\r\nrequest_policy:all_nodes\r\n$23\r\nresponse_policy:agg_sum\r\n"
+    "$23\r\nnondeterministic_output\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n"
+    "$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
+    "$4\r\nO(1)\r\n"sv},
+  {"slowlog|reset"sv,
+    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$29\r\nresponse_policy:all_succeeded\r\n"
+    "~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n"
+    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$52\r\nO(N) where N is the number of entries in the slowlog\r\n"sv},
   {"spublish"sv,
     "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n"
     "%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n"

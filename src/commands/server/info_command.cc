@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -415,8 +416,27 @@ void errorstats_section(Context& ctx, Section& s) {
   }
 }
 
-// streamd keeps no per-command latency histograms: the section is present and empty.
-void latencystats_section(Context&, Section&) {}
+// One line per command with a latency histogram, in name order (Redis: its command table's hash
+// order): latency_percentiles_usec_<name>:p50=1.003,p99=...,p99.9=... for the percentiles of
+// latency-tracking-info-percentiles, each printed as CONFIG GET shows it. Empty while
+// latency-tracking is off (the histograms are kept, as in Redis).
+void latencystats_section(Context& ctx, Section& s) {
+  if (!ctx.server.config().latency_tracking()) return;
+  const auto& names = ctx.server.config().latency_tracking_info_percentiles();
+  std::vector<double> pcts;
+  for (const auto& p : names) pcts.push_back(std::strtod(p.c_str(), nullptr));
+  std::string value;
+  for (const auto& [name, cs] : ctx.server.stats().commands) {
+    if (!cs.histogram) continue;
+    value.clear();
+    for (std::size_t i = 0; i < pcts.size(); ++i) {
+      if (i) value += ',';
+      double usec = static_cast<double>(cs.histogram->value_at_percentile(pcts[i])) / 1000.0;
+      fmt::format_to(std::back_inserter(value), "p{}={:.3f}", names[i], usec);
+    }
+    s.add("latency_percentiles_usec_" + name, value);
+  }
+}
 
 void cluster_section(Context&, Section& s) {
   s.add("cluster_enabled", 0);

@@ -28,16 +28,6 @@ std::vector<const CommandSpec*> ordered(const std::vector<CommandSpec>& rows) {
   return out;
 }
 
-// "client|list" or "get", case-insensitive; nullptr if unknown.
-const CommandSpec* lookup_full_name(std::string_view name) {
-  std::size_t bar = name.find('|');
-  const CommandSpec* top = CommandTable::instance().find(name.substr(0, bar));
-  if (!top || bar == std::string_view::npos) return top;
-  std::string_view sub = name.substr(bar + 1);
-  if (sub.find('|') != std::string_view::npos) return nullptr;
-  return CommandTable::find_sub(*top, sub);
-}
-
 void write_info(resp::ReplyWriter& w, const CommandSpec& spec) {
   w.array(10);
   w.bulk(spec.full_name);
@@ -97,7 +87,7 @@ void command_info(Context& ctx) {
   if (ctx.argc() == 2) return command_all(ctx);
   ctx.reply.array(ctx.argc() - 2);
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    const CommandSpec* spec = lookup_full_name(ctx.arg(i));
+    const CommandSpec* spec = CommandTable::instance().find_full_name(ctx.arg(i));
     if (spec) {
       write_info(ctx.reply, *spec);
     } else {
@@ -118,7 +108,8 @@ void command_docs(Context& ctx) {
   }
   std::vector<const CommandSpec*> found;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (const CommandSpec* spec = lookup_full_name(ctx.arg(i))) found.push_back(spec);
+    if (const CommandSpec* spec = CommandTable::instance().find_full_name(ctx.arg(i)))
+      found.push_back(spec);
   }
   ctx.reply.map(found.size());
   for (const CommandSpec* spec : found) {

@@ -75,6 +75,9 @@ class CommandTable {
   const CommandSpec* find(std::string_view name) const;
   // Case-insensitive lookup of a subcommand of `parent`.
   static const CommandSpec* find_sub(const CommandSpec& parent, std::string_view name);
+  // A full name as COMMAND INFO and LATENCY HISTOGRAM take it ("get", "client|list"),
+  // case-insensitive; nullptr if unknown.
+  const CommandSpec* find_full_name(std::string_view name) const;
 
   const std::vector<CommandSpec>& all() const { return commands_; }
 
@@ -96,6 +99,7 @@ void register_string_commands(CommandTable& t);
 void register_transaction_commands(CommandTable& t);
 void register_server_commands(CommandTable& t);
 void register_introspection_commands(CommandTable& t);  // COMMAND
+void register_latency_commands(CommandTable& t);        // LATENCY
 void register_stream_commands(CommandTable& t);
 void register_pubsub_commands(CommandTable& t);
 void register_all_commands(CommandTable& t);

@@ -89,6 +89,8 @@ inline constexpr std::string_view kDebugProtocolType =
     "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
 inline constexpr std::string_view kFunctionFlushMode =
     "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+// LATENCY GRAPH of an event with no series.
+std::string latency_no_samples(std::string_view event);
 inline constexpr std::string_view kSlowlogCount = "ERR count should be greater than or equal to -1";
 inline constexpr std::string_view kMonitorDenyBlocking =
     "ERR MONITOR isn't allowed for DENY BLOCKING client";

@@ -1,11 +1,15 @@
-// Server statistics shown by INFO (stats, commandstats, errorstats) and SLOWLOG.
+// Server statistics shown by INFO (stats, commandstats, errorstats, latencystats), SLOWLOG and
+// LATENCY.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "streamd/commands/core/latency.h"
 
 namespace streamd::cmd {
 
@@ -14,6 +18,9 @@ struct CommandStats {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // The command's latency histogram (LATENCY HISTOGRAM, INFO latencystats): created on the first
+  // call recorded while latency-tracking is on, dropped by CONFIG RESETSTAT.
+  std::unique_ptr<LatencyHistogram> histogram;
 };
 
 struct SlowlogEntry {
@@ -45,6 +52,10 @@ struct Stats {
 
   std::deque<SlowlogEntry> slowlog;
   uint64_t slowlog_next_id = 0;
+
+  // The latency monitor's events: LATENCY RESET clears them, CONFIG RESETSTAT does not (as in
+  // Redis).
+  LatencyMonitor latency;
 
   void reset();  // CONFIG RESETSTAT
   double ops_per_sec() const;
