@@ -162,6 +162,7 @@ int main(int argc, char** argv) {
   // clients are closed, flush and fsync what was acknowledged.
   persist::AofService aof(server, dispatcher, persist::AofService::options_from(cfg));
   if (!aof.start()) return 1;
+  server.reset_dirty();  // what the AOF loaded is saved, not a change since the last save
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
   front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
 

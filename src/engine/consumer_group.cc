@@ -143,7 +143,7 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
     Stream::Iterator it = s.scan(*from, StreamId::max());
     while ((count == 0 || r.entries.size() < count) && it.next()) {
       StreamId id = it.id();
-      entries_read_ = entries_read_after_delivery(s, id, entries_read_);
+      entries_read_ = entries_read_after_delivery(s, last_delivered_id_, id, entries_read_);
       last_delivered_id_ = id;
       GroupEntry& out = r.entries.add(id, it.fields());
       if (noack) continue;
@@ -161,7 +161,9 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
     }
   }
   if (!r.entries.empty()) {
-    c.active_time_ms_ = now_ms;
+    // Redis counts only deliveries that created pending entries as activity: NOACK reads leave
+    // active_time alone.
+    if (!noack) c.active_time_ms_ = now_ms;
     r.last_id_changed = true;
   }
   r.last_delivered_id = last_delivered_id_;
@@ -174,7 +176,6 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
   assert(find_consumer(c.name()) == &c);
   ReadResult r;
   c.seen_time_ms_ = now_ms;
-  bool delivered = false;
   // Only records change below, never the Pel itself, so the iterator stays valid.
   for (Pel::Iterator it = c.pel_.seek(start); it.valid(); ++it) {
     if (count != 0 && r.entries.size() >= count) break;
@@ -191,9 +192,9 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
     out->pending = true;
     out->delivery_time_ms = now_ms;
     out->delivery_count = e->delivery_count;
-    delivered = true;
   }
-  if (delivered) c.active_time_ms_ = now_ms;
+  // A history read is not activity (Redis leaves active_time alone): only new deliveries and
+  // claims are.
   r.last_delivered_id = last_delivered_id_;
   r.entries_read = entries_read_;
   return r;

@@ -12,8 +12,10 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
                                  std::span<const StreamId> ids, const ClaimOptions& opts,
                                  int64_t now_ms) {
   ClaimResult r;
-  Consumer* c = find_consumer(consumer);
-  if (c) c->seen_time_ms_ = now_ms;
+  // Redis 7.2+: the consumer exists from the attempt on, whatever gets claimed.
+  auto [c, created] = create_consumer(consumer, now_ms);
+  r.consumer_created = created;
+  c->seen_time_ms_ = now_ms;
   if (opts.last_id && *opts.last_id > last_delivered_id_) {
     last_delivered_id_ = *opts.last_id;
     r.last_id_changed = true;
@@ -36,10 +38,6 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
     // A NACKed record (no owner) is claimable whatever min_idle: its delivery time is 0. A record
     // FORCE creates skips the idle check.
     if (e && e->owner && min_idle != 0 && now_ms - e->delivery_time_ms < min_idle) continue;
-    if (!c) {
-      c = create_consumer(consumer, now_ms).first;
-      r.consumer_created = true;
-    }
     if (!e) {
       e = new_record(id, delivery_time, 1, c);
     } else {
@@ -64,8 +62,9 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
                                          int64_t min_idle_ms, StreamId start, std::size_t count,
                                          bool justid, int64_t now_ms) {
   AutoClaimResult r;
-  Consumer* c = find_consumer(consumer);
-  if (c) c->seen_time_ms_ = now_ms;
+  auto [c, created] = create_consumer(consumer, now_ms);  // Redis 7.2+, as XCLAIM
+  r.consumer_created = created;
+  c->seen_time_ms_ = now_ms;
   // Redis examines at most COUNT * 10 PEL entries per call.
   constexpr std::size_t kAttemptsFactor = 10;
   std::size_t attempts = count > std::numeric_limits<std::size_t>::max() / kAttemptsFactor
@@ -85,10 +84,6 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
     }
     ++it;
     if (min_idle_ms > 0 && now_ms - e->delivery_time_ms < min_idle_ms) continue;
-    if (!c) {
-      c = create_consumer(consumer, now_ms).first;
-      r.consumer_created = true;
-    }
     // Changing owners touches only consumer Pels and the time index, so `it` (on the group Pel)
     // stays valid.
     redeliver(e, c, now_ms);

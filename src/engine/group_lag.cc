@@ -1,5 +1,7 @@
 #include "streamd/engine/group_lag.h"
 
+#include <algorithm>
+
 namespace streamd::engine {
 
 namespace {
@@ -16,7 +18,7 @@ bool no_fragmentation(const Stream& s) {
 bool stream_has_tombstones_from(const Stream& s, StreamId from) {
   if (s.length() == 0) return false;
   StreamId max_deleted = s.max_deleted_entry_id();
-  if (max_deleted.is_zero() || max_deleted < s.first_id()) return false;
+  if (max_deleted.is_zero()) return false;
   return from <= max_deleted;
 }
 
@@ -25,6 +27,8 @@ int64_t estimate_entries_read(const Stream& s, StreamId id) {
   const auto length = static_cast<int64_t>(s.length());
   if (added == 0) return 0;
   if (length == 0 && id <= s.last_id()) return added;
+  // A deleted entry after `id`: how many of the IDs between were entries is unknown.
+  if (!id.is_zero() && id < s.max_deleted_entry_id()) return kEntriesReadUnknown;
   if (id == s.last_id()) return added;
   if (id > s.last_id()) return kEntriesReadUnknown;
   if (no_fragmentation(s)) {
@@ -36,7 +40,11 @@ int64_t estimate_entries_read(const Stream& s, StreamId id) {
 
 std::optional<int64_t> group_lag(const Stream& s, StreamId last_delivered, int64_t entries_read) {
   const auto added = static_cast<int64_t>(s.entries_added());
-  if (added == 0) return 0;
+  if (added == 0 || s.length() == 0) return 0;
+  // Both the group and every deletion are behind the first entry: every live entry is unread.
+  if (last_delivered < s.first_id() && s.max_deleted_entry_id() < s.first_id()) {
+    return static_cast<int64_t>(s.length());
+  }
   if (entries_read != kEntriesReadUnknown && !stream_has_tombstones_from(s, last_delivered)) {
     return added - entries_read;
   }
@@ -45,12 +53,18 @@ std::optional<int64_t> group_lag(const Stream& s, StreamId last_delivered, int64
   return added - estimate;
 }
 
-int64_t entries_read_after_delivery(const Stream& s, StreamId id, int64_t entries_read) {
-  if (entries_read != kEntriesReadUnknown && !stream_has_tombstones_from(s, id)) {
+int64_t entries_read_after_delivery(const Stream& s, StreamId last_delivered, StreamId id,
+                                    int64_t entries_read) {
+  if (entries_read != kEntriesReadUnknown && !stream_has_tombstones_from(s, last_delivered)) {
     return entries_read + 1;
   }
   if (s.entries_added() == 0) return entries_read;
   return estimate_entries_read(s, id);
+}
+
+int64_t capped_entries_read(const Stream& s, int64_t entries_read) {
+  if (entries_read == kEntriesReadUnknown) return entries_read;
+  return std::min<int64_t>(entries_read, static_cast<int64_t>(s.entries_added()));
 }
 
 }  // namespace streamd::engine

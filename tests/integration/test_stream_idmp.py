@@ -55,11 +55,16 @@ class StreamIdmpTest(servers.SharedStreamdTest, unittest.TestCase):
             self.assertEqual(c("XADD", "s", "IDMP", "p", "i", "*", "f", "v"), first)
             self.assertEqual(c("XLEN", "s"), 0)
 
-    def test_plain_stream_keeps_the_7x_xinfo_shape(self):
+    def test_plain_stream_has_the_idmp_fields_with_defaults(self):
+        # Newest Redis (redis-py 8.1.0's test_xinfo_stream_idempotent_fields): every stream
+        # carries them, a stream that never used IDMP with 100, 100, 0, 0, 0, 0.
         for c in self.each_proto():
             c("XADD", "s", "*", "f", "v")
-            self.assertEqual(len(info_map(c("XINFO", "STREAM", "s"))), 10)
-            self.assertEqual(len(info_map(c("XINFO", "STREAM", "s", "FULL"))), 9)
+            for args, n in ((("XINFO", "STREAM", "s"), 16), (("XINFO", "STREAM", "s", "FULL"), 15)):
+                info = info_map(c(*args))
+                self.assertEqual(len(info), n)
+                self.assertEqual(list(info)[7:13], IDMP_FIELDS)
+                self.assertEqual([info[k] for k in IDMP_FIELDS], [100, 100, 0, 0, 0, 0])
             self.assertEqual(c("XCFGSET", "s", "IDMP-MAXSIZE", "100"), b"OK")
             self.assertEqual(len(info_map(c("XINFO", "STREAM", "s"))), 16)
             full = info_map(c("XINFO", "STREAM", "s", "FULL"))

@@ -17,12 +17,12 @@
 //   record is in no consumer Pel and has delivery time 0;
 // - the time index (pel.h) links every record of the group Pel exactly once, NACKed records
 //   first (in release order), then the others by (delivery time, ID).
-// Consumer times follow Redis 7.2+: seen_time is the last attempted interaction (XREADGROUP,
-// XCLAIM, XAUTOCLAIM on an existing consumer), active_time the last successful one (a read
-// that returned entries, a claim that claimed some); -1 = never active.
-// Consumer creation follows redis-server 7.0.15: XREADGROUP creates it when it serves the
-// stream (the caller decides, see has_new_entries), XCLAIM/XAUTOCLAIM only when something is
-// claimed.
+// Consumers follow Redis 7.2+ (newest Redis's t_stream.c): XREADGROUP (on every stream it names
+// that has the group, whether it serves, blocks or reads history), XCLAIM and XAUTOCLAIM create
+// the consumer on the attempt, even when nothing is delivered or claimed; seen_time is the last
+// attempted interaction, active_time the last successful one: a `>` read that created pending
+// entries (not NOACK, not a history read), a claim that claimed some; -1 = never active.
+// (redis-server 7.0.15 created consumers only when it served or claimed something.)
 //
 // Views handed out (field/value spans, consumer names) stay valid until the next mutation of the
 // stream (fields) or of this group (names); pointers to Consumers stay valid until that
@@ -293,18 +293,19 @@ class ConsumerGroup {
   // Removes the IDs from the PEL; returns how many were pending (duplicates count once).
   uint64_t ack(std::span<const StreamId> ids);
 
-  // XCLAIM. For each ID in order: pending but gone from the stream → removed from the PEL and
-  // reported in `deleted`; not pending → skipped unless FORCE and the entry exists (a record
-  // {now, 1} is created and claimed without an idle check); pending but idle < min_idle →
-  // skipped; otherwise moved to the consumer (created on the first claim) with the delivery time
-  // and count the options say.
+  // XCLAIM. The consumer is created if missing (consumer_created), claimed or not. For each ID
+  // in order: pending but gone from the stream → removed from the PEL and reported in `deleted`;
+  // not pending → skipped unless FORCE and the entry exists (a record {now, 1} is created and
+  // claimed without an idle check); pending but idle < min_idle → skipped; otherwise moved to
+  // the consumer with the delivery time and count the options say.
   ClaimResult claim(const Stream& s, std::string_view consumer, std::span<const StreamId> ids,
                     const ClaimOptions& opts, int64_t now_ms);
 
-  // XAUTOCLAIM: walks the PEL from `start` (inclusive; the caller steps past an exclusive
-  // start) examining at most count * 10 entries: a deleted entry is removed and reported (and
-  // counts against `count`), an entry idle for less than min_idle is skipped, any other is
-  // claimed (delivery time now, count + 1 unless justid) until `count` are done.
+  // XAUTOCLAIM: creates the consumer if missing (consumer_created), then walks the PEL from `start`
+  // (inclusive; the caller steps past an exclusive start) examining at most count * 10 entries: a
+  // deleted entry is removed and reported (and counts against `count`), an entry idle for less than
+  // min_idle is skipped, any other is claimed (delivery time now, count + 1 unless justid) until
+  // `count` are done.
   AutoClaimResult autoclaim(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
                             StreamId start, std::size_t count, bool justid, int64_t now_ms);
 

@@ -7,13 +7,12 @@
 // stream's last ID, its first entry, or before it when nothing was XDEL'd after the first
 // entry); anywhere else the lag is unknown and XINFO replies null.
 //
-// These rules reproduce redis-server 7.0.15 as observed (tests/unit/engine/group_lag_test.cc
-// holds the cases checked against it), including its known inaccuracies, which newer Redis
-// versions fixed:
-//   - an entry deleted *behind* the next delivery is not noticed: the counter is just
-//     incremented, so it undercounts after an XDEL between two reads;
-//   - trimming (which does not move max_deleted_entry_id) keeps a known counter, so the lag of a
-//     group behind the trimmed entries still counts them (newer Redis answers `length`).
+// These rules follow newest Redis (the lag fixes of Redis 7.4/8.0, redis #13338 and #13473, and
+// the ENTRIESREAD cap of 8.2.2), checked against a Redis built from its main branch
+// (tests/unit/engine/group_lag_test.cc holds the cases). redis-server 7.0.15 differs: it missed a
+// deleted entry just behind the next delivery (undercounting from then on), kept counting
+// trimmed entries in the lag, and let ENTRIESREAD make the lag negative
+// (tests/differential/versions records those differences).
 // Only XDEL tombstones matter here: Stream::max_deleted_entry_id() is moved by erase() only.
 #pragma once
 
@@ -29,13 +28,16 @@ namespace streamd::engine {
 inline constexpr int64_t kEntriesReadUnknown = -1;
 
 // True when an entry deleted by XDEL may lie at or after `from`: the stream is non-empty, has a
-// max_deleted_entry_id, that ID is not before the first entry, and from <= it.
+// max_deleted_entry_id and from <= it (even if that ID is before the first entry, as Redis
+// checks it).
 bool stream_has_tombstones_from(const Stream& s, StreamId from);
 
 // The entries_read counter a group positioned at `id` would have (how many entries were added
 // up to and including id), or kEntriesReadUnknown when it cannot be known:
 //   - nothing ever added: 0;
-//   - id == last_id, or the stream is empty and id <= last_id: entries_added;
+//   - the stream is empty and id <= last_id: entries_added;
+//   - id is not 0-0 and an XDEL'd ID lies after it: unknown;
+//   - id == last_id: entries_added;
 //   - id > last_id: unknown;
 //   - no XDEL at or after the first entry: entries_added - length before the first entry,
 //     one more at the first entry;
@@ -43,14 +45,20 @@ bool stream_has_tombstones_from(const Stream& s, StreamId from);
 int64_t estimate_entries_read(const Stream& s, StreamId id);
 
 // XINFO's lag of a group (nullopt = null):
-//   - nothing ever added: 0;
-//   - a known counter and no tombstone at or after last_delivered: entries_added - entries_read
-//     (negative if ENTRIESREAD was set too high, as in Redis);
+//   - nothing ever added, or the stream is empty: 0;
+//   - last_delivered and max_deleted_entry_id both before the first entry: the length;
+//   - a known counter and no tombstone at or after last_delivered: entries_added - entries_read;
 //   - otherwise entries_added - estimate_entries_read(last_delivered), null if unknown.
 std::optional<int64_t> group_lag(const Stream& s, StreamId last_delivered, int64_t entries_read);
 
-// The new entries_read after delivering `id` (greater than the group's last_delivered_id):
-// counting on when the counter is known and no tombstone lies at or after id, else estimating.
-int64_t entries_read_after_delivery(const Stream& s, StreamId id, int64_t entries_read);
+// The new entries_read after delivering `id` (greater than last_delivered, the group's position
+// before it): counting on when the counter is known and no tombstone lies at or after
+// last_delivered, else estimating the counter of id.
+int64_t entries_read_after_delivery(const Stream& s, StreamId last_delivered, StreamId id,
+                                    int64_t entries_read);
+
+// XGROUP CREATE/SETID ... ENTRIESREAD n (Redis 8.2.2): a counter above entries_added is capped at
+// entries_added, so the lag is never negative. kEntriesReadUnknown stays unknown.
+int64_t capped_entries_read(const Stream& s, int64_t entries_read);
 
 }  // namespace streamd::engine

@@ -196,6 +196,12 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
       (ctx.dirty > 0 || server_.changes() != changes_before) && server_.propagating()) {
     if (!propagate_rewritten(server_, db_before, spec, argv)) server_.propagate(db_before, argv);
   }
+  // INFO's change counter: what the handler counted; a write that changed keys without counting
+  // (e.g. through the keyspace) counts one. A command that blocks counts what it did before
+  // blocking (XREADGROUP creates its consumer).
+  uint64_t dirty = ctx.dirty;
+  if (dirty == 0 && (spec.flags & kWrite) && server_.changes() != changes_before) dirty = 1;
+  server_.add_dirty(dirty);
   server_.end_unit(&s);
   // MONITOR shows a command once, when it first runs (a wake-up re-run is not shown again).
   if (rerun_deadline < 0) feed_monitors(server_, s, spec, argv);

@@ -272,8 +272,8 @@ void persistence_section(Context& ctx, Section& s) {
   s.add("current_fork_perc", "0.00");
   s.add("current_save_keys_processed", 0);
   s.add("current_save_keys_total", 0);
-  // streamd has no RDB snapshots: nothing is ever saved or pending.
-  s.add("rdb_changes_since_last_save", 0);
+  // streamd has no RDB snapshots: every change since startup counts as unsaved.
+  s.add("rdb_changes_since_last_save", ctx.server.dirty());
   s.add("rdb_bgsave_in_progress", 0);
   s.add("rdb_last_save_time", ctx.server.start_ms() / 1000);
   s.add("rdb_last_bgsave_status", "ok");

@@ -92,11 +92,12 @@ void xgroup_create(Context& ctx) {
   } else if (!parse_strict_id_or_reply(ctx, ctx.arg(4), id)) {
     return;
   }
+  const bool key_created = !s;
   if (!s) s = find_or_create_stream(ctx, key, true, replied);
-  auto g = s->groups().create(ctx.arg(3), id, entries_read);
+  auto g = s->groups().create(ctx.arg(3), id, engine::capped_entries_read(*s, entries_read));
   if (!g) {
     ctx.reply.error(errors::text(g.err()));
-    ctx.modified(key);  // MKSTREAM may have created the key
+    if (key_created) ctx.modified(key);  // MKSTREAM created the key
     return;
   }
   ctx.reply.ok();
@@ -128,7 +129,7 @@ void xgroup_setid(Context& ctx) {
     }
     id = p->id;
   }
-  g->set_last_delivered_id(id, entries_read);
+  g->set_last_delivered_id(id, engine::capped_entries_read(*s, entries_read));
   ctx.reply.ok();
   ctx.modified(ctx.arg(2), events::kXgroupSetid);
 }
@@ -209,7 +210,7 @@ void xack(Context& ctx) {
   }
   uint64_t acked = g->ack(ids);
   ctx.reply.integer(static_cast<long long>(acked));
-  if (acked) ctx.mark_dirty();  // propagates
+  if (acked) ctx.mark_dirty(acked);  // propagates; Redis counts one change per entry
 }
 
 void xpending(Context& ctx) {

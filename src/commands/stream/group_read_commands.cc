@@ -4,6 +4,7 @@
 // answers NOGROUP or WRONGTYPE if the group or key went away meanwhile.
 #include <climits>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "streamd/commands/core/args.h"
@@ -80,19 +81,9 @@ void xreadgroup(Context& ctx) {
     std::string_view key = ctx.arg(a.streams_pos + i);
     std::string_view id = ctx.arg(a.streams_pos + a.nstreams + i);
     bool replied = false;
-    if (ctx.rerun_deadline_ms >= 0) {
-      // A blocked XREADGROUP woken because its key or group went away gets Redis's wake-up
-      // errors rather than the ones of a fresh call.
-      engine::Entry* e = ctx.db().find(key);
-      if (!e || !e->value.is_stream()) {
-        ctx.reply.error("UNBLOCKED the stream key no longer exists");
-        return;
-      }
-      if (!e->value.stream().groups().find(a.group)) {
-        ctx.reply.error("NOGROUP the consumer group this client was blocked on no longer exists");
-        return;
-      }
-    }
+    // A blocked XREADGROUP woken because its key went away (DEL, FLUSHALL, a RENAME or SWAPDB
+    // that replaced it), changed type or lost its group re-runs like a fresh call and gets the
+    // errors a fresh call gets (Redis 7.4+; 7.0 answered -UNBLOCKED).
     Stream* s = find_stream(ctx, key, replied, StreamLookup::kRead);
     if (replied) return;
     ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;
@@ -126,6 +117,15 @@ void xreadgroup(Context& ctx) {
   for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     GroupRead& r = reads[i];
     std::string_view key = ctx.arg(a.streams_pos + i);
+    // Redis 7.2+: the consumer exists from the attempt on (also when nothing is served and the
+    // call blocks), and every attempt is "seen". A created consumer is propagated on its own,
+    // as nothing else may create it on replay.
+    auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
+    if (created) {
+      propagate_create_consumer(ctx, key, a.group, a.consumer);  // also xgroup-createconsumer
+      ctx.mark_dirty();
+    }
+    consumer->mark_seen(ctx.now_ms);
     std::size_t count = static_cast<std::size_t>(a.count);
     // CLAIM (only with `>`): first the NACKed and idle pending entries, oldest delivery first,
     // then new entries, COUNT shared between the two (per stream, as COUNT always is).
@@ -153,9 +153,8 @@ void xreadgroup(Context& ctx) {
     bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
     // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
     if (read && budget.limited()) {
-      std::size_t fit =
-          group_read_fit(*r.stream, *r.group, r.group->find_consumer(a.consumer), r.new_entries,
-                         r.after.next().value_or(StreamId::max()), count, budget);
+      std::size_t fit = group_read_fit(*r.stream, *r.group, consumer, r.new_entries,
+                                       r.after.next().value_or(StreamId::max()), count, budget);
       if (fit == 0 && budget.stopped()) read = false;
       if (fit != 0) count = fit;
     }
@@ -164,9 +163,6 @@ void xreadgroup(Context& ctx) {
       if (budget.stopped()) break;
       if (r.new_entries) continue;
     }
-    auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    if (created) propagate_create_consumer(ctx, key, a.group, a.consumer);
-    consumer->mark_seen(ctx.now_ms);
     engine::ReadResult rr;
     if (!r.new_entries) {
       rr = r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
@@ -178,6 +174,11 @@ void xreadgroup(Context& ctx) {
       propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
     }
     if (rr.last_id_changed) propagate_group_position(ctx, key, *r.group);
+    // Redis counts one change per stream whose delivery propagated something (new entries,
+    // claims); a history read changes delivery counts but counts (and propagates) nothing.
+    if ((r.new_entries && !rr.entries.empty()) || !cr.claimed.empty() || !cr.deleted.empty()) {
+      ctx.mark_dirty();
+    }
     if (served == 0) d = w.defer();
     ++served;
     w.pair();
@@ -218,6 +219,23 @@ void xreadgroup(Context& ctx) {
     }
     ctx.block_wake_ms = wake;
   }
+}
+
+// XCLAIM / XAUTOCLAIM (key group consumer ...): propagates and counts what the claim did: the
+// consumer it created (Redis 7.2+ creates it even when nothing is claimed, and only an explicit
+// record recreates it on replay), the records it dropped and the entries it claimed, one change
+// each as Redis counts them.
+void propagate_claim_effects(Context& ctx, bool consumer_created, std::span<const StreamId> deleted,
+                             const engine::DeliveryBatch& claimed) {
+  if (consumer_created) {
+    propagate_create_consumer(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3));
+    ctx.mark_dirty();
+  }
+  for (StreamId id : deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
+  for (const engine::GroupEntry& e : claimed) {
+    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  }
+  ctx.mark_dirty(deleted.size() + claimed.size());
 }
 
 // XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
@@ -287,18 +305,19 @@ void xclaim(Context& ctx) {
     }
   }
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
-  if (r.consumer_created) ctx.notify(events::kXgroupCreateConsumer, ctx.arg(1));
   // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
   if (opts.delivery_time_ms && !r.claimed.empty()) {
     ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
   }
   write_delivery(ctx.reply, r.claimed, opts.justid);
   ctx.propagate_nothing();
-  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
-  for (const engine::GroupEntry& e : r.claimed) {
-    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
+  propagate_claim_effects(ctx, r.consumer_created, r.deleted, r.claimed);
+  // Redis counts the consumer, each claim and each dropped record; a moved LASTID once, unless
+  // a claim or drop carried it.
+  if (r.last_id_changed) {
+    propagate_group_position(ctx, ctx.arg(1), *g);
+    if (r.claimed.empty() && r.deleted.empty()) ctx.mark_dirty();
   }
-  if (r.last_id_changed) propagate_group_position(ctx, ctx.arg(1), *g);
 }
 
 void xautoclaim(Context& ctx) {
@@ -338,12 +357,8 @@ void xautoclaim(Context& ctx) {
   if (!g) return;
   engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
                                            static_cast<std::size_t>(count), justid, ctx.now_ms);
-  if (r.consumer_created) ctx.notify(events::kXgroupCreateConsumer, ctx.arg(1));
   ctx.propagate_nothing();
-  for (StreamId id : r.deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
-  for (const engine::GroupEntry& e : r.claimed) {
-    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
-  }
+  propagate_claim_effects(ctx, r.consumer_created, r.deleted, r.claimed);
   resp::ReplyWriter& w = ctx.reply;
   w.array(3);
   write_id(w, r.next_cursor);

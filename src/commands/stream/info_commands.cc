@@ -53,13 +53,12 @@ void xinfo_stream(Context& ctx) {
       count = *n < 0 ? 10 : *n;
     }
   }
-  // Redis 8.6 adds the IDMP fields once the stream uses idempotency (XADD IDMP/IDMPAUTO or
-  // XCFGSET); a stream that never did keeps the 7.x shape.
+  // Redis 8.6+: every stream carries the IDMP fields (redis-py 8.1.0's tests expect them with
+  // their defaults on a stream that never used IDMP), after recorded-first-entry-id.
   engine::IdmpTable* idmp = s->idmp();
   if (idmp) idmp->expire_all(static_cast<uint64_t>(ctx.now_ms));
-  bool idmp_fields = idmp && (idmp->configured() || idmp->iids_added() != 0);
   resp::ReplyWriter& w = ctx.reply;
-  w.map((full ? 9 : 10) + (idmp_fields ? 6 : 0));
+  w.map(full ? 15 : 16);
   w.bulk("length");
   w.integer(static_cast<long long>(s->length()));
   w.bulk("radix-tree-keys");
@@ -74,20 +73,18 @@ void xinfo_stream(Context& ctx) {
   w.integer(static_cast<long long>(s->entries_added()));
   w.bulk("recorded-first-entry-id");
   write_id(w, s->first_id());
-  if (idmp_fields) {
-    w.bulk("idmp-duration");
-    w.integer(idmp->duration_sec());
-    w.bulk("idmp-maxsize");
-    w.integer(idmp->maxsize());
-    w.bulk("pids-tracked");
-    w.integer(static_cast<long long>(idmp->pids_tracked()));
-    w.bulk("iids-tracked");
-    w.integer(static_cast<long long>(idmp->iids_tracked()));
-    w.bulk("iids-added");
-    w.integer(static_cast<long long>(idmp->iids_added()));
-    w.bulk("iids-duplicates");
-    w.integer(static_cast<long long>(idmp->iids_duplicates()));
-  }
+  w.bulk("idmp-duration");
+  w.integer(idmp ? idmp->duration_sec() : engine::IdmpTable::kDefaultDurationSec);
+  w.bulk("idmp-maxsize");
+  w.integer(idmp ? idmp->maxsize() : engine::IdmpTable::kDefaultMaxSize);
+  w.bulk("pids-tracked");
+  w.integer(idmp ? static_cast<long long>(idmp->pids_tracked()) : 0);
+  w.bulk("iids-tracked");
+  w.integer(idmp ? static_cast<long long>(idmp->iids_tracked()) : 0);
+  w.bulk("iids-added");
+  w.integer(idmp ? static_cast<long long>(idmp->iids_added()) : 0);
+  w.bulk("iids-duplicates");
+  w.integer(idmp ? static_cast<long long>(idmp->iids_duplicates()) : 0);
   if (!full) {
     w.bulk("groups");
     w.integer(static_cast<long long>(s->group_count()));

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -256,7 +257,8 @@ void xtrim(Context& ctx) {
   ctx.reply.integer(static_cast<long long>(r.removed));
   if (r.removed || total_pending(*s) != pending_before) {
     // "xtrim" only when entries went (an ACKED/DELREF trim may only drop PEL references).
-    ctx.modified(key);
+    // Redis counts one change per removed entry.
+    ctx.modified(key, std::max<uint64_t>(r.removed, 1));
     if (r.removed) ctx.notify(events::kXtrim, key);
     // "~" becomes the exact trim it did
     propagate_xtrim(ctx, key, a.trim.strategy, r, a.policy);
@@ -282,7 +284,8 @@ void xdel(Context& ctx) {
     if (s->erase(id)) ++deleted;
   }
   ctx.reply.integer(deleted);
-  if (deleted) ctx.modified(key, events::kXdel);
+  // Redis counts one change per deleted entry.
+  if (deleted) ctx.modified(key, events::kXdel, static_cast<uint64_t>(deleted));
 }
 
 void xsetid(Context& ctx) {

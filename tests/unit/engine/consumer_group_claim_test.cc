@@ -107,20 +107,23 @@ TEST_F(ConsumerGroupClaim, CountsJustIdAndDuplicates) {
   EXPECT_EQ(h.consumer("g", "a").pending_count(), 1u);
 }
 
-// XCLAIM b 100000 2-1 → [] (not idle enough); XCLAIM nobody 100000 1-1 → [] and no consumer.
-TEST_F(ConsumerGroupClaim, MinIdleAndLazyConsumer) {
+// XCLAIM nobody 100000 1-1 → [] (not idle enough), yet "nobody" exists from then on, never
+// active (Redis 7.2+; 7.0.15 created no consumer).
+TEST_F(ConsumerGroupClaim, MinIdleAndEagerConsumer) {
   ClaimOptions o;
   o.min_idle_ms = 100000;
   ClaimResult r = claim("nobody", {{1, 1}}, o);
   EXPECT_TRUE(r.claimed.empty());
-  EXPECT_FALSE(r.consumer_created);
-  EXPECT_EQ(g->find_consumer("nobody"), nullptr);
-  o.min_idle_ms = 1000;  // exactly the idle time: claimable
-  r = claim("nobody", {{1, 1}, {9, 9}}, o);
-  EXPECT_EQ(ids_of(r.claimed), (std::vector<StreamId>{{1, 1}}));
   EXPECT_TRUE(r.consumer_created);
   Consumer* nobody = g->find_consumer("nobody");
   ASSERT_NE(nobody, nullptr);
+  EXPECT_EQ(nobody->seen_time_ms(), h.now);
+  EXPECT_EQ(nobody->active_time_ms(), -1);
+  o.min_idle_ms = 1000;  // exactly the idle time: claimable
+  r = claim("nobody", {{1, 1}, {9, 9}}, o);
+  EXPECT_EQ(ids_of(r.claimed), (std::vector<StreamId>{{1, 1}}));
+  EXPECT_FALSE(r.consumer_created);
+  EXPECT_EQ(g->find_consumer("nobody"), nobody);
   EXPECT_EQ(nobody->active_time_ms(), h.now);
   // An existing consumer is "seen" even when nothing is claimed.
   h.now += 50;
@@ -144,8 +147,9 @@ TEST_F(ConsumerGroupClaim, Force) {
   force.min_idle_ms = 100000;
   ClaimResult r = claim("q", {{9, 9}}, force);
   EXPECT_TRUE(r.claimed.empty());
-  EXPECT_FALSE(r.consumer_created);
-  EXPECT_EQ(g->find_consumer("q"), nullptr);
+  EXPECT_TRUE(r.consumer_created) << "the attempt creates the consumer (Redis 7.2+)";
+  ASSERT_NE(g->find_consumer("q"), nullptr);
+  EXPECT_EQ(g->find_consumer("q")->pending_count(), 0u);
   r = claim("b", {{3, 1}}, force);
   ASSERT_EQ(r.claimed.size(), 1u);
   EXPECT_EQ(rec({3, 1}).delivery_count, 2u);
@@ -177,7 +181,7 @@ TEST_F(ConsumerGroupClaim, DropsDeletedEntries) {
   ClaimResult r = claim("b", {{2, 1}}, o);
   EXPECT_TRUE(r.claimed.empty());
   EXPECT_EQ(r.deleted, (std::vector<StreamId>{{2, 1}}));
-  EXPECT_FALSE(r.consumer_created);
+  EXPECT_TRUE(r.consumer_created) << "nothing claimed, b created all the same (7.2+)";
   EXPECT_EQ(g->pel().find({2, 1}), nullptr);
   ClaimOptions justid;
   justid.justid = true;
@@ -213,7 +217,7 @@ TEST(ConsumerGroupAutoClaim, CursorDeletedAndJustId) {
   EXPECT_EQ(r.next_cursor, (StreamId{3, 1}));
   EXPECT_EQ(ids_of(r.claimed), (std::vector<StreamId>{{1, 1}}));
   EXPECT_EQ(r.deleted, (std::vector<StreamId>{{2, 1}}));
-  EXPECT_FALSE(r.consumer_created);
+  EXPECT_FALSE(r.consumer_created) << "b exists since the first call";
 
   r = g.autoclaim(h.s, "b", 0, {0, 0}, 2, true, h.now);
   EXPECT_EQ(r.next_cursor, (StreamId{4, 1}));
@@ -235,8 +239,9 @@ TEST(ConsumerGroupAutoClaim, CursorDeletedAndJustId) {
   r = g.autoclaim(h.s, "e", 100000, {0, 0}, 1, false, h.now);
   EXPECT_EQ(r.next_cursor, (StreamId{0, 0}));
   EXPECT_TRUE(r.claimed.empty());
-  EXPECT_FALSE(r.consumer_created);
-  EXPECT_EQ(g.find_consumer("e"), nullptr);
+  EXPECT_TRUE(r.consumer_created) << "XAUTOCLAIM creates the consumer as XCLAIM does (7.2+)";
+  ASSERT_NE(g.find_consumer("e"), nullptr);
+  EXPECT_EQ(g.find_consumer("e")->active_time_ms(), -1);
   EXPECT_EQ(g.pending_count(), 3u);
   EXPECT_TRUE(g.check_invariants());
 }

@@ -55,7 +55,7 @@ struct Model {
       last_delivered = *it;
       if (!noack) pel[*it] = {c, now, 1};
     }
-    if (!out.empty()) mc.active = now;
+    if (!out.empty() && !noack) mc.active = now;  // NOACK deliveries are not activity
     return out;
   }
 
@@ -65,7 +65,6 @@ struct Model {
     ModelConsumer& mc = consumers.at(c);
     mc.seen = now;
     std::vector<std::pair<StreamId, bool>> out;
-    bool delivered = false;
     for (auto it = pel.lower_bound(start); it != pel.end(); ++it) {
       if (it->second.owner != c) continue;
       if (count != 0 && out.size() == count) break;
@@ -74,11 +73,9 @@ struct Model {
       if (!gone) {
         it->second.time = now;
         ++it->second.count;
-        delivered = true;
       }
     }
-    if (delivered) mc.active = now;
-    return out;
+    return out;  // a history read is not activity
   }
 
   uint64_t ack(const std::vector<StreamId>& ids) {
@@ -96,7 +93,8 @@ struct Model {
   Claimed claim(const std::string& c, const std::vector<StreamId>& ids, const ClaimOptions& o,
                 int64_t now) {
     Claimed r;
-    if (auto it = consumers.find(c); it != consumers.end()) it->second.seen = now;
+    r.created = !consumers.count(c);  // the attempt creates the consumer (7.2+)
+    touch(c, now).seen = now;
     if (o.last_id && *o.last_id > last_delivered) last_delivered = *o.last_id;
     int64_t t = o.delivery_time_ms.value_or(now);
     if (t < 0 || t > now) t = now;
@@ -116,10 +114,6 @@ struct Model {
         fresh = true;
       }
       if (!fresh && o.min_idle_ms > 0 && now - it->second.time < o.min_idle_ms) continue;
-      if (!consumers.count(c)) {
-        touch(c, now);
-        r.created = true;
-      }
       it->second.owner = c;
       it->second.time = t;
       if (o.retry_count) {
@@ -136,7 +130,8 @@ struct Model {
   Claimed autoclaim(const std::string& c, int64_t min_idle, StreamId start, std::size_t count,
                     bool justid, int64_t now) {
     Claimed r;
-    if (auto it = consumers.find(c); it != consumers.end()) it->second.seen = now;
+    r.created = !consumers.count(c);  // as XCLAIM
+    touch(c, now).seen = now;
     std::size_t attempts = count * 10;
     auto it = pel.lower_bound(start);
     while (attempts > 0 && count > 0 && it != pel.end()) {
@@ -151,10 +146,6 @@ struct Model {
       if (min_idle > 0 && now - it->second.time < min_idle) {
         ++it;
         continue;
-      }
-      if (!consumers.count(c)) {
-        touch(c, now);
-        r.created = true;
       }
       it->second.owner = c;
       it->second.time = now;

@@ -274,6 +274,7 @@ void run(uint32_t seed, int steps) {
           ++cov.past_times;
         }
         g->claim(s, c, ids, o, now);
+        m.consumers.insert(c);  // the attempt creates the consumer (7.2+)
         int64_t t = o.delivery_time_ms.value_or(now);
         if (t < 0 || t > now) t = now;
         for (StreamId id : ids) {
@@ -307,6 +308,7 @@ void run(uint32_t seed, int steps) {
         int64_t min_idle = chance(30) ? 0 : static_cast<int64_t>(pick(1000));
         std::size_t count = 1 + pick(4);
         g->autoclaim(s, c, min_idle, {0, 0}, count, false, now);
+        m.consumers.insert(c);  // as XCLAIM
         std::size_t attempts = count * 10;
         for (auto it = m.pel.begin(); attempts > 0 && count > 0 && it != m.pel.end();) {
           --attempts;

@@ -46,21 +46,23 @@ class Context {
   engine::Database& db() { return server.keyspace().db(session.db); }
 
   // Signals that `key` in the current database changed (WATCH, blocked readers). It also marks
-  // the command dirty, so a write command propagates (see propagation.h).
-  void modified(std::string_view key) {
+  // the command dirty, so a write command propagates (see propagation.h), counting `changes`
+  // changes (Redis's server.dirty: XDEL counts one per deleted entry, most commands one).
+  void modified(std::string_view key, uint64_t changes = 1) {
     server.signal_modified(session.db, key);
-    ++dirty;
+    dirty += changes;
   }
   // The same, for a change that is also the keyspace event `ev` (notify.h) on `key`.
-  void modified(std::string_view key, const KeyspaceEvent& ev) {
-    modified(key);
+  void modified(std::string_view key, const KeyspaceEvent& ev, uint64_t changes = 1) {
+    modified(key, changes);
     notify(ev, key);
   }
   // A keyspace event on `key` in the current database without a further modification (the
   // second event of one change: XADD's xtrim, SET EX's expire).
   void notify(const KeyspaceEvent& ev, std::string_view key) { server.notify(ev, key, session.db); }
-  // A change that touched no single key (FLUSHALL, SWAPDB...): the command propagates.
-  void mark_dirty() { ++dirty; }
+  // `changes` changes that signal no key (a consumer created, entries acknowledged or claimed,
+  // FLUSHALL...): the command propagates and INFO's change counter moves.
+  void mark_dirty(uint64_t changes = 1) { dirty += changes; }
 
   // Propagates `argv` (in the current database) instead of this command's own argv: the
   // deterministic form of what the command did (XADD with its generated ID, PEXPIREAT instead
@@ -84,7 +86,7 @@ class Context {
   // Whether propagating is worth the work (no AOF: records would be dropped anyway).
   bool propagating() const { return server.propagating(); }
 
-  uint64_t dirty = 0;                 // changes made (modified(), mark_dirty())
+  uint64_t dirty = 0;                 // changes made (modified(), mark_dirty()), Redis-counted
   bool explicit_propagation = false;  // propagate()/propagate_nothing() was called
 
   // May this command block? False inside MULTI/EXEC (Redis answers a would-block read at once).

@@ -80,6 +80,12 @@ class Server final : public engine::KeyObserver {
   void end_unit(Session* s);
   // Counts key changes and flushes (for dispatch: did a write command change anything?).
   uint64_t changes() const { return changes_; }
+  // Redis's server.dirty, INFO's rdb_changes_since_last_save: every command adds the changes it
+  // counted (Context::dirty, Redis's rule per command). streamd saves no RDB, so only startup
+  // (after loading the AOF: loaded data is not an unsaved change) resets it.
+  uint64_t dirty() const { return dirty_; }
+  void add_dirty(uint64_t n) { dirty_ += n; }
+  void reset_dirty() { dirty_ = 0; }
   // Group commit, for the network layer: hold this client's output until sync_propagation().
   bool must_hold_replies(const Session& s) const {
     return persistence_ && persistence_->must_hold_replies(s.propagation_ticket);
@@ -112,6 +118,7 @@ class Server final : public engine::KeyObserver {
   PropagationBatch propagation_;
   int unit_depth_ = 0;
   uint64_t changes_ = 0;
+  uint64_t dirty_ = 0;
 };
 
 }  // namespace streamd::cmd
