@@ -192,6 +192,14 @@ class MaskTest(unittest.TestCase):
         self.assertEqual(self.masked(b"*2\r\n$2\r\nid\r\n:7\r\n", "fields:id"),
                          b"*2\r\n$2\r\nid\r\n:<MASKED>\r\n")
 
+    def test_drop_in_map_and_flat_array(self):
+        self.assertEqual(self.masked(b"%2\r\n$2\r\nid\r\n:7\r\n$1\r\nx\r\n:1\r\n", "drop:id,zz"),
+                         b"%1\r\n$1\r\nx\r\n:1\r\n")
+        self.assertEqual(self.masked(b"*4\r\n$2\r\nid\r\n:7\r\n$1\r\nx\r\n:1\r\n", "drop:id"),
+                         b"*2\r\n$1\r\nx\r\n:1\r\n")
+        self.assertEqual(self.masked(b"*3\r\n$2\r\nid\r\n:7\r\n:1\r\n", "drop:id"),
+                         b"*3\r\n$2\r\nid\r\n:7\r\n:1\r\n")  # odd: not key/value pairs
+
     def test_sort_only_scalar_arrays(self):
         self.assertEqual(self.masked(b"*2\r\n$1\r\n7\r\n*2\r\n$1\r\nb\r\n$1\r\na\r\n", "sort"),
                          b"*2\r\n$1\r\n7\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n")

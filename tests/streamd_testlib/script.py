@@ -153,7 +153,7 @@ class Script:
 
 
 KNOWN_MASKS = ("ids", "ints", "strings", "numbers", "shape", "sort")
-PARAM_MASKS = ("range:", "fields:", "regex:", "column:")
+PARAM_MASKS = ("range:", "fields:", "drop:", "regex:", "column:")
 
 
 def check_mask(name: str, where: str) -> None:
@@ -174,6 +174,8 @@ def check_mask(name: str, where: str) -> None:
         if not name[7:].isdigit():
             raise ScriptError(f"{where}: column mask is column:N (0-based), got {name!r}")
         return
+    if name.startswith("drop:") and len(name) > 5:
+        return
     if name.startswith("regex:") and len(name) > 6:
         import re
 
@@ -184,7 +186,7 @@ def check_mask(name: str, where: str) -> None:
         return
     raise ScriptError(
         f"{where}: unknown mask {name!r} (known: {', '.join(KNOWN_MASKS)}, "
-        "range:LO:HI, fields:a,b, regex:PATTERN, column:N)"
+        "range:LO:HI, fields:a,b, drop:a,b, regex:PATTERN, column:N)"
     )
 
 
