@@ -291,6 +291,12 @@ TEST_F(NotifyTest, ImplicitConsumersAreCreateconsumerEvents) {
   EXPECT_EQ(TakeKeyevents(), (Events{"xgroup-createconsumer s"}));
   Run({"XACK", "s", "g", "1-1"});  // XACK publishes nothing, as in Redis
   EXPECT_TRUE(Take().empty());
+  // Attempts that deliver nothing create their consumer too (Redis 7.2+), event included.
+  Run({"XREADGROUP", "GROUP", "g", "idle-reader", "STREAMS", "s", ">"});
+  Run({"XCLAIM", "s", "g", "idle-claimer", "0", "9-9"});
+  Run({"XAUTOCLAIM", "s", "g", "idle-auto", "0", "0"});
+  EXPECT_EQ(TakeKeyevents(), (Events{"xgroup-createconsumer s", "xgroup-createconsumer s",
+                                     "xgroup-createconsumer s"}));
 }
 
 TEST_F(NotifyTest, RefDeletesAndConfig) {
