@@ -105,6 +105,10 @@ void xreadgroup(Context& ctx) {
       reads[i].new_entries = true;
     } else if (!parse_strict_id_or_reply(ctx, id, reads[i].after)) {
       return;
+    } else if (reads[i].after.is_max()) {
+      // Redis stores `>` as the maximal ID and tells the two reads apart by it, so an explicit
+      // 18446744073709551615-18446744073709551615 reads new entries as `>` does.
+      reads[i].new_entries = true;
     }
   }
 
@@ -294,7 +298,10 @@ void xclaim(Context& ctx) {
         ctx.reply.error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
         return;
       }
-      if (*v >= 0) opts.retry_count = static_cast<uint64_t>(*v);
+      // The last RETRYCOUNT wins, and a negative one means "not given" (Redis keeps -1 as
+      // its unset value), so it also cancels an earlier valid one.
+      opts.retry_count =
+          *v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt;
     } else if (iequals(opt, "lastid") && more) {
       StreamId last;
       if (!parse_strict_id_or_reply(ctx, ctx.arg(++j), last)) return;
