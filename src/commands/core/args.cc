@@ -82,4 +82,31 @@ std::optional<double> parse_double(std::string_view s) {
   return v;
 }
 
+bool ArgCursor::next_int(long long& out, std::string_view error) {
+  auto v = parse_int(next());
+  if (!v) return fail(error);
+  out = *v;
+  return true;
+}
+
+bool ArgCursor::next_int_in(long long& out, long long min, long long max,
+                            std::string_view range_error, std::string_view error) {
+  return next_int(out, error) && require(out >= min && out <= max, range_error);
+}
+
+bool ArgCursor::next_double(double& out, std::string_view error) {
+  auto v = parse_double(next());
+  if (!v) return fail(error);
+  out = *v;
+  return true;
+}
+
+bool ArgCursor::fail(std::string_view error) {
+  if (!failed_) {
+    failed_ = true;
+    error_.assign(error);
+  }
+  return false;
+}
+
 }  // namespace streamd::cmd

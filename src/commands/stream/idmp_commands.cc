@@ -18,47 +18,39 @@ using engine::StreamId;
 
 namespace {
 
-// An option value in [1, max]; replies the range error (or the integer error) otherwise.
-bool parse_bound(Context& ctx, std::string_view arg, uint32_t max, std::string_view range_error,
+// An option value in [1, max]: the integer error for a malformed one, `range_error` outside.
+bool parse_bound(ArgCursor& cur, uint32_t max, std::string_view range_error,
                  std::optional<uint32_t>& out) {
-  auto v = parse_int(arg);
-  if (!v) {
-    ctx.reply.error(errors::kNotInteger);
-    return false;
-  }
-  if (*v < 1 || *v > static_cast<long long>(max)) {
-    ctx.reply.error(range_error);
-    return false;
-  }
-  out = static_cast<uint32_t>(*v);
+  long long v = 0;
+  if (!cur.next_int_in(v, 1, max, range_error)) return false;
+  out = static_cast<uint32_t>(v);
   return true;
+}
+
+// XCFGSET key [IDMP-DURATION s] [IDMP-MAXSIZE n], checked before the key is looked up.
+bool parse_cfgset(ArgCursor& cur, std::optional<uint32_t>& duration,
+                  std::optional<uint32_t>& maxsize) {
+  while (!cur.done()) {
+    // Options come in pairs: a lone last word is a syntax error, whatever it is.
+    if (cur.remaining() < 2) return cur.fail(errors::kSyntax);
+    if (cur.match("idmp-duration")) {
+      if (!parse_bound(cur, IdmpTable::kMaxDurationSec, errors::kIdmpDuration, duration)) {
+        return false;
+      }
+    } else if (cur.match("idmp-maxsize")) {
+      if (!parse_bound(cur, IdmpTable::kMaxMaxSize, errors::kIdmpMaxsize, maxsize)) return false;
+    } else {
+      return cur.fail(errors::kSyntax);
+    }
+  }
+  return cur.require(duration || maxsize, errors::kXcfgsetNoOption);
 }
 
 void xcfgset(Context& ctx) {
   std::optional<uint32_t> duration, maxsize;
-  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    std::string_view opt = ctx.arg(i);
-    if (i + 1 >= ctx.argc()) {
-      ctx.reply.error(errors::kSyntax);
-      return;
-    }
-    if (iequals(opt, "idmp-duration")) {
-      if (!parse_bound(ctx, ctx.arg(i + 1), IdmpTable::kMaxDurationSec, errors::kIdmpDuration,
-                       duration)) {
-        return;
-      }
-    } else if (iequals(opt, "idmp-maxsize")) {
-      if (!parse_bound(ctx, ctx.arg(i + 1), IdmpTable::kMaxMaxSize, errors::kIdmpMaxsize,
-                       maxsize)) {
-        return;
-      }
-    } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
-    }
-  }
-  if (!duration && !maxsize) {
-    ctx.reply.error(errors::kXcfgsetNoOption);
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_cfgset(cur, duration, maxsize)) {
+    ctx.reply.error(cur.error());
     return;
   }
   Stream* s = existing_stream(ctx, ctx.arg(1));
@@ -72,7 +64,11 @@ void xcfgset(Context& ctx) {
 
 void xidmprecord(Context& ctx) {
   StreamId id;
-  if (!parse_strict_id_or_reply(ctx, ctx.arg(4), id)) return;
+  ArgCursor cur(ctx.argv, 4);  // key pid iid id (a fixed arity)
+  if (!next_strict_id(cur, id)) {
+    ctx.reply.error(cur.error());
+    return;
+  }
   Stream* s = existing_stream(ctx, ctx.arg(1));
   if (!s) return;
   s->idmp_or_create().record(ctx.arg(2), ctx.arg(3), id, static_cast<uint64_t>(ctx.now_ms));

@@ -36,21 +36,21 @@ void xinfo_stream(Context& ctx) {
   if (!s) return;
   bool full = false;
   long long count = 10;
-  std::size_t optc = ctx.argc() - 3;
-  if (optc != 0) {
-    if ((optc != 1 && optc != 3) || !iequals(ctx.arg(3), "full") ||
-        (optc == 3 && !iequals(ctx.arg(4), "count"))) {
+  ArgCursor cur(ctx.argv, 3);
+  if (!cur.done()) {
+    // Exactly FULL or FULL COUNT n (COUNT 0 is all entries, a negative COUNT the default 10).
+    if ((cur.remaining() != 1 && cur.remaining() != 3) || !cur.match("full") ||
+        (!cur.done() && !cur.match("count"))) {
       ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "XINFO"));
       return;
     }
     full = true;
-    if (optc == 3) {
-      auto n = parse_int(ctx.arg(5));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
+    if (!cur.done()) {
+      if (!cur.next_int(count)) {
+        ctx.reply.error(cur.error());
         return;
       }
-      count = *n < 0 ? 10 : *n;
+      if (count < 0) count = 10;
     }
   }
   // Redis 8.6+: every stream carries the IDMP fields (redis-py 8.1.0's tests expect them with

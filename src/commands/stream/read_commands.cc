@@ -1,6 +1,7 @@
 // XRANGE, XREVRANGE, XLEN and XREAD (with BLOCK). A blocking XREAD that finds nothing asks to be
 // parked with `$` already resolved to a concrete ID, so when it is re-run on a wake-up it serves
 // exactly the entries added since it blocked (the same handler builds both replies).
+#include <climits>
 #include <vector>
 
 #include "streamd/commands/core/args.h"
@@ -16,33 +17,31 @@ using engine::StreamId;
 
 namespace {
 
+// XRANGE key start end [COUNT n] / XREVRANGE key end start [COUNT n]: the bounds (start first,
+// wherever it is written) and COUNT are checked before the key is looked up. `count` is -1
+// without COUNT and 0 for COUNT 0 or below. Returns false with the error in `cur`.
+bool parse_range(ArgCursor& cur, bool rev, StreamId& start, StreamId& end, long long& count) {
+  std::string_view first = cur.next(), second = cur.next();
+  if (!take_parsed(cur, engine::parse_range_start(rev ? second : first), start) ||
+      !take_parsed(cur, engine::parse_range_end(rev ? first : second), end)) {
+    return false;
+  }
+  count = -1;
+  while (!cur.done()) {
+    if (!cur.match("count", 1)) return cur.fail(errors::kSyntax);
+    if (!cur.next_int(count)) return false;
+    if (count < 0) count = 0;
+  }
+  return true;
+}
+
 void range_generic(Context& ctx, bool rev) {
-  std::string_view start_arg = rev ? ctx.arg(3) : ctx.arg(2);
-  std::string_view end_arg = rev ? ctx.arg(2) : ctx.arg(3);
-  auto start = engine::parse_range_start(start_arg);
-  if (!start) {
-    ctx.reply.error(errors::text(start.err()));
-    return;
-  }
-  auto end = engine::parse_range_end(end_arg);
-  if (!end) {
-    ctx.reply.error(errors::text(end.err()));
-    return;
-  }
+  StreamId start, end;
   long long count = -1;
-  for (std::size_t j = 4; j < ctx.argc(); ++j) {
-    if (iequals(ctx.arg(j), "count") && j + 1 < ctx.argc()) {
-      auto n = parse_int(ctx.arg(j + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return;
-      }
-      count = *n < 0 ? 0 : *n;
-      ++j;
-    } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
-    }
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_range(cur, rev, start, end, count)) {
+    ctx.reply.error(cur.error());
+    return;
   }
   bool replied = false;
   Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
@@ -55,7 +54,7 @@ void range_generic(Context& ctx, bool rev) {
     ctx.reply.null_array();
     return;
   }
-  write_range(ctx.reply, *s, *start, *end, count < 0 ? 0 : static_cast<std::size_t>(count),
+  write_range(ctx.reply, *s, start, end, count < 0 ? 0 : static_cast<std::size_t>(count),
               rev ? engine::Direction::kBackward : engine::Direction::kForward);
 }
 
@@ -159,91 +158,68 @@ void xread(Context& ctx) {
 
 }  // namespace
 
-bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
-  std::size_t argc = ctx.argc();
-  std::size_t i = 1;
-  for (; i < argc; ++i) {
-    std::size_t more = argc - i - 1;
-    std::string_view opt = ctx.arg(i);
-    if (iequals(opt, "block") && more) {
-      ++i;
-      if (!parse_block_timeout(ctx, ctx.arg(i), a.deadline_ms)) return false;
+namespace {
+
+// The options of XREAD / XREADGROUP up to STREAMS. Returns false with the error in `cur`.
+bool parse_read_options(const Context& ctx, ArgCursor& cur, bool xreadgroup, ReadArgs& a) {
+  while (!cur.done()) {
+    if (cur.match("block", 1)) {
+      if (!next_block_timeout(ctx, cur, a.deadline_ms)) return false;
       a.block = true;
-    } else if (iequals(opt, "count") && more) {
-      ++i;
-      auto n = parse_int(ctx.arg(i));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
+    } else if (cur.match("count", 1)) {
+      if (!cur.next_int(a.count)) return false;
+      if (a.count < 0) a.count = 0;
+    } else if (cur.match("maxcount", 1)) {
+      // One text for a malformed and a non-positive value.
+      if (!cur.next_int_in(a.maxcount, 1, LLONG_MAX, errors::kMaxCountNotPositive,
+                           errors::kMaxCountNotPositive)) {
         return false;
       }
-      a.count = *n < 0 ? 0 : *n;
-    } else if ((iequals(opt, "maxcount") || iequals(opt, "maxsize")) && more) {
-      bool is_count = iequals(opt, "maxcount");
-      auto n = parse_int(ctx.arg(++i));
-      if (!n || *n <= 0) {
-        ctx.reply.error(is_count ? errors::kMaxCountNotPositive : errors::kMaxSizeNotPositive);
+    } else if (cur.match("maxsize", 1)) {
+      if (!cur.next_int_in(a.maxsize, 1, LLONG_MAX, errors::kMaxSizeNotPositive,
+                           errors::kMaxSizeNotPositive)) {
         return false;
       }
-      (is_count ? a.maxcount : a.maxsize) = *n;
-    } else if (iequals(opt, "streams") && more) {
-      a.streams_pos = i + 1;
-      std::size_t rest = argc - a.streams_pos;
-      if (rest % 2 != 0) {
-        ctx.reply.error(xreadgroup ? errors::kXreadgroupUnbalanced : errors::kXreadUnbalanced);
-        return false;
+    } else if (cur.match("streams", 1)) {
+      a.streams_pos = cur.pos();
+      if (cur.remaining() % 2 != 0) {
+        return cur.fail(xreadgroup ? errors::kXreadgroupUnbalanced : errors::kXreadUnbalanced);
       }
-      a.nstreams = rest / 2;
+      a.nstreams = cur.remaining() / 2;
       break;
-    } else if (iequals(opt, "group") && more >= 2) {
-      if (!xreadgroup) {
-        ctx.reply.error(errors::kGroupOnlyInXreadgroup);
-        return false;
-      }
-      a.group = ctx.arg(i + 1);
-      a.consumer = ctx.arg(i + 2);
+    } else if (cur.match("group", 2)) {
+      if (!xreadgroup) return cur.fail(errors::kGroupOnlyInXreadgroup);
+      a.group = cur.next();
+      a.consumer = cur.next();
       a.has_group = true;
-      i += 2;
-    } else if (iequals(opt, "claim") && more) {
-      if (!xreadgroup) {
-        ctx.reply.error(errors::kClaimOnlyInXreadgroup);
-        return false;
-      }
-      ++i;
-      auto n = parse_int(ctx.arg(i));
-      if (!n) {
-        ctx.reply.error(errors::kMinIdleNotInteger);
-        return false;
-      }
-      if (*n < 0) {
-        ctx.reply.error(errors::kMinIdleNegative);
+    } else if (cur.match("claim", 1)) {
+      if (!xreadgroup) return cur.fail(errors::kClaimOnlyInXreadgroup);
+      long long idle = 0;
+      if (!cur.next_int(idle, errors::kMinIdleNotInteger) ||
+          !cur.require(idle >= 0, errors::kMinIdleNegative)) {
         return false;
       }
       a.claim = true;
-      a.claim_min_idle_ms = *n;
-    } else if (iequals(opt, "noack")) {
-      if (!xreadgroup) {
-        ctx.reply.error(errors::kNoackOnlyInXreadgroup);
-        return false;
-      }
+      a.claim_min_idle_ms = idle;
+    } else if (cur.match("noack")) {
+      if (!xreadgroup) return cur.fail(errors::kNoackOnlyInXreadgroup);
       a.noack = true;
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return false;
+      return cur.fail(errors::kSyntax);
     }
   }
-  if (a.streams_pos == 0) {
-    ctx.reply.error(errors::kSyntax);
-    return false;
-  }
-  if (xreadgroup && !a.has_group) {
-    ctx.reply.error(errors::kXreadgroupMissingGroup);
-    return false;
-  }
-  if (a.maxcount != 0 && a.count > a.maxcount) {
-    ctx.reply.error(errors::kMaxCountBelowCount);
-    return false;
-  }
-  return true;
+  if (a.streams_pos == 0) return cur.fail(errors::kSyntax);
+  if (xreadgroup && !a.has_group) return cur.fail(errors::kXreadgroupMissingGroup);
+  return cur.require(a.maxcount == 0 || a.count <= a.maxcount, errors::kMaxCountBelowCount);
+}
+
+}  // namespace
+
+bool parse_read_args(Context& ctx, bool xreadgroup, ReadArgs& a) {
+  ArgCursor cur(ctx.argv, 1);
+  if (parse_read_options(ctx, cur, xreadgroup, a)) return true;
+  ctx.reply.error(cur.error());
+  return false;
 }
 
 std::vector<int> xread_keys(std::span<const std::string_view> argv) {

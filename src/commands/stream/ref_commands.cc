@@ -26,43 +26,41 @@ struct RefDeleteArgs {
   std::vector<StreamId> ids;
 };
 
-// [KEEPREF | DELREF | ACKED] IDS numids id... from argument `first` on, in any order. Every ID
-// is parsed before anything changes, so a bad one changes nothing. Replies and returns false on
-// error.
-bool parse_ref_delete(Context& ctx, std::size_t first, RefDeleteArgs& a) {
+// [KEEPREF | DELREF | ACKED] IDS numids id... in any order, each once. Every ID is parsed before
+// anything changes, so a bad one changes nothing. Returns false with the error in `cur`.
+bool parse_ref_delete(ArgCursor& cur, RefDeleteArgs& a) {
   bool policy_given = false, ids_given = false;
-  for (std::size_t i = first; i < ctx.argc(); ++i) {
-    std::string_view opt = ctx.arg(i);
-    if (auto p = parse_ref_policy(opt); p && !policy_given) {
+  while (!cur.done()) {
+    std::optional<RefPolicy> p;
+    if (!policy_given && (p = match_ref_policy(cur))) {
       a.policy = *p;
       policy_given = true;
-    } else if (iequals(opt, "ids") && !ids_given && i + 1 < ctx.argc()) {
-      auto n = parse_int(ctx.arg(i + 1));
-      if (!n || *n <= 0) {
-        ctx.reply.error(errors::kNumIdsNotPositive);
+    } else if (!ids_given && cur.match("ids", 1)) {
+      long long n = 0;
+      if (!cur.next_int(n, errors::kNumIdsNotPositive) ||
+          !cur.require(n > 0, errors::kNumIdsNotPositive) ||
+          !cur.require(static_cast<unsigned long long>(n) <= cur.remaining(),
+                       errors::kNumIdsMismatch)) {
         return false;
       }
-      std::size_t numids = static_cast<std::size_t>(*n);
-      if (numids > ctx.argc() - i - 2) {
-        ctx.reply.error(errors::kNumIdsMismatch);
-        return false;
-      }
-      a.ids.resize(numids);
-      for (std::size_t k = 0; k < numids; ++k) {
-        if (!parse_strict_id_or_reply(ctx, ctx.arg(i + 2 + k), a.ids[k])) return false;
+      a.ids.resize(static_cast<std::size_t>(n));
+      for (StreamId& id : a.ids) {
+        if (!next_strict_id(cur, id)) return false;
       }
       ids_given = true;
-      i += 1 + numids;
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return false;
+      return cur.fail(errors::kSyntax);
     }
   }
-  if (!ids_given) {
-    ctx.reply.error(errors::kSyntax);
-    return false;
-  }
-  return true;
+  return cur.require(ids_given, errors::kSyntax);
+}
+
+// Parses from argument `first` on; replies the error and returns false on bad input.
+bool parse_ref_delete_or_reply(Context& ctx, std::size_t first, RefDeleteArgs& a) {
+  ArgCursor cur(ctx.argv, first);
+  if (parse_ref_delete(cur, a)) return true;
+  ctx.reply.error(cur.error());
+  return false;
 }
 
 void reply_outcomes(Context& ctx, const std::vector<DeleteOutcome>& out) {
@@ -85,7 +83,7 @@ void note_changes(Context& ctx, std::string_view key, const Stream& s, uint64_t 
 
 void xdelex(Context& ctx) {
   RefDeleteArgs a;
-  if (!parse_ref_delete(ctx, 2, a)) return;
+  if (!parse_ref_delete_or_reply(ctx, 2, a)) return;
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_stream(ctx, key, replied);
@@ -103,7 +101,7 @@ void xdelex(Context& ctx) {
 
 void xackdel(Context& ctx) {
   RefDeleteArgs a;
-  if (!parse_ref_delete(ctx, 3, a)) return;
+  if (!parse_ref_delete_or_reply(ctx, 3, a)) return;
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_stream(ctx, key, replied);

@@ -89,10 +89,14 @@ bool parse_strict_id_or_reply(Context& ctx, std::string_view arg, StreamId& out,
   return true;
 }
 
-std::optional<engine::RefPolicy> parse_ref_policy(std::string_view arg) {
-  if (iequals(arg, "keepref")) return engine::RefPolicy::kKeepRef;
-  if (iequals(arg, "delref")) return engine::RefPolicy::kDelRef;
-  if (iequals(arg, "acked")) return engine::RefPolicy::kAcked;
+bool next_strict_id(ArgCursor& cur, StreamId& out, uint64_t missing_seq) {
+  return take_parsed(cur, engine::parse_strict_id(cur.next(), missing_seq), out);
+}
+
+std::optional<engine::RefPolicy> match_ref_policy(ArgCursor& cur) {
+  if (cur.match("keepref")) return engine::RefPolicy::kKeepRef;
+  if (cur.match("delref")) return engine::RefPolicy::kDelRef;
+  if (cur.match("acked")) return engine::RefPolicy::kAcked;
   return std::nullopt;
 }
 
@@ -102,20 +106,16 @@ uint64_t total_pending(const engine::Stream& s) {
   return n;
 }
 
-bool parse_block_timeout(Context& ctx, std::string_view arg, int64_t& deadline_ms) {
-  auto v = parse_int(arg);
-  if (!v) {
-    ctx.reply.error(errors::kTimeoutNotInteger);
-    return false;
-  }
-  if (*v < 0) {
-    ctx.reply.error(errors::kTimeoutNegative);
+bool next_block_timeout(const Context& ctx, ArgCursor& cur, int64_t& deadline_ms) {
+  long long v = 0;
+  if (!cur.next_int(v, errors::kTimeoutNotInteger) ||
+      !cur.require(v >= 0, errors::kTimeoutNegative)) {
     return false;
   }
   if (ctx.rerun_deadline_ms >= 0) {
     deadline_ms = ctx.rerun_deadline_ms;  // a wake-up keeps the deadline it blocked with
   } else {
-    deadline_ms = *v == 0 ? 0 : ctx.now_ms + *v;
+    deadline_ms = v == 0 ? 0 : ctx.now_ms + v;
   }
   return true;
 }

@@ -26,124 +26,48 @@ struct AddOrTrimArgs {
   engine::TrimSpec trim;
   engine::RefPolicy policy = engine::RefPolicy::kKeepRef;  // KEEPREF | DELREF | ACKED (8.2)
   bool limit_given = false;
+  long long limit = 0;
   bool nomkstream = false;
-  bool id_given = false;
+  bool id_given = false;  // an explicit ID (not `*`)
   engine::IdSpec id;
-  std::size_t id_pos = 0;  // XADD: index of the ID argument
   // XADD IDMP pid iid | IDMPAUTO pid (8.6): iid is empty with IDMPAUTO (derived from the fields).
   bool idmp = false;
   bool idmp_auto = false;
   std::string_view pid, iid;
 };
 
-// Parses XADD's options up to its ID, or XTRIM's options to the end. Replies and returns false
-// on error. Mirrors Redis's order of checks so the first error reported is the same.
-bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
-  std::size_t argc = ctx.argc();
-  long long limit = 0;
-  std::size_t i = 2;
-  for (; i < argc; ++i) {
-    std::size_t more = argc - 1 - i;
-    std::string_view opt = ctx.arg(i);
-    if (xadd && opt == "*") {
-      a.id = engine::IdSpec::automatic();
-      a.id_given = false;
-      break;
-    } else if (iequals(opt, "maxlen") && more) {
-      if (a.trim.strategy != TrimStrategy::kNone) {
-        ctx.reply.error(errors::kTrimBothStrategies);
-        return false;
-      }
-      a.trim.approx = false;
-      std::string_view next = ctx.arg(i + 1);
-      if (next == "~" && more >= 2) {
-        a.trim.approx = true;
-        ++i;
-      } else if (next == "=" && more >= 2) {
-        ++i;
-      }
-      auto n = parse_int(ctx.arg(i + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return false;
-      }
-      if (*n < 0) {
-        ctx.reply.error(errors::kMaxlenNegative);
-        return false;
-      }
-      a.trim.maxlen = static_cast<uint64_t>(*n);
-      a.trim.strategy = TrimStrategy::kMaxLen;
-      ++i;
-    } else if (iequals(opt, "minid") && more) {
-      if (a.trim.strategy != TrimStrategy::kNone) {
-        ctx.reply.error(errors::kTrimBothStrategies);
-        return false;
-      }
-      a.trim.approx = false;
-      std::string_view next = ctx.arg(i + 1);
-      if (next == "~" && more >= 2) {
-        a.trim.approx = true;
-        ++i;
-      } else if (next == "=" && more >= 2) {
-        ++i;
-      }
-      if (!parse_strict_id_or_reply(ctx, ctx.arg(i + 1), a.trim.minid)) return false;
-      a.trim.strategy = TrimStrategy::kMinId;
-      ++i;
-    } else if (iequals(opt, "limit") && more) {
-      auto n = parse_int(ctx.arg(i + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return false;
-      }
-      if (*n < 0) {
-        ctx.reply.error(errors::kLimitNegative);
-        return false;
-      }
-      limit = *n;
-      a.limit_given = true;
-      ++i;
-    } else if (xadd && iequals(opt, "nomkstream")) {
-      a.nomkstream = true;
-    } else if (xadd && iequals(opt, "idmpauto") && more >= 1 && !a.idmp) {
-      a.idmp = a.idmp_auto = true;
-      a.pid = ctx.arg(++i);
-    } else if (xadd && iequals(opt, "idmp") && more >= 2 && !a.idmp) {
-      a.idmp = true;
-      a.pid = ctx.arg(i + 1);
-      a.iid = ctx.arg(i + 2);
-      i += 2;
-    } else if (auto policy = parse_ref_policy(opt)) {
-      a.policy = *policy;  // the last one given wins
-    } else if (xadd) {
-      auto id = engine::parse_xadd_id(opt);
-      if (!id) {
-        ctx.reply.error(errors::text(id.err()));
-        return false;
-      }
-      a.id = *id;
-      a.id_given = true;
-      break;
+// MAXLEN|MINID (already consumed) [=|~] threshold. "=" and "~" are operators only when a
+// threshold follows them: "MAXLEN ~" reads "~" as the threshold (and fails on it), as in Redis.
+bool parse_trim_threshold(ArgCursor& cur, TrimStrategy strategy, engine::TrimSpec& t) {
+  if (t.strategy != TrimStrategy::kNone) return cur.fail(errors::kTrimBothStrategies);
+  t.approx = false;
+  if (cur.remaining() >= 2) {
+    if (cur.match("~")) {
+      t.approx = true;
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return false;
+      cur.match("=");
     }
   }
-  a.id_pos = i;
-  if (limit && a.trim.strategy == TrimStrategy::kNone) {
-    ctx.reply.error(errors::kLimitWithoutStrategy);
+  if (strategy == TrimStrategy::kMaxLen) {
+    long long n = 0;
+    if (!cur.next_int(n) || !cur.require(n >= 0, errors::kMaxlenNegative)) return false;
+    t.maxlen = static_cast<uint64_t>(n);
+  } else if (!next_strict_id(cur, t.minid)) {
     return false;
   }
-  if (!xadd && a.trim.strategy == TrimStrategy::kNone) {
-    ctx.reply.error(errors::kXtrimNoStrategy);
-    return false;
+  t.strategy = strategy;
+  return true;
+}
+
+// The checks Redis makes once every option is read, and the effort bound of a "~" trim.
+bool finish_trim(Context& ctx, ArgCursor& cur, bool xadd, AddOrTrimArgs& a) {
+  if (a.limit && a.trim.strategy == TrimStrategy::kNone) {
+    return cur.fail(errors::kLimitWithoutStrategy);
   }
+  if (!xadd && a.trim.strategy == TrimStrategy::kNone) return cur.fail(errors::kXtrimNoStrategy);
   if (a.limit_given) {
-    if (!a.trim.approx) {
-      ctx.reply.error(errors::kLimitWithoutApprox);
-      return false;
-    }
-    a.trim.limit = static_cast<uint64_t>(limit);
+    if (!a.trim.approx) return cur.fail(errors::kLimitWithoutApprox);
+    a.trim.limit = static_cast<uint64_t>(a.limit);
   } else if (a.trim.approx) {
     // Redis's default effort bound for "~": 100 nodes' worth of entries, within [1, 1000000].
     long long def = 100 * static_cast<long long>(configured_stream_limits(ctx).max_entries);
@@ -156,11 +80,58 @@ bool parse_add_or_trim(Context& ctx, bool xadd, AddOrTrimArgs& a) {
   return true;
 }
 
+// Reads XADD's options and its ID (the cursor is then at the first field), or XTRIM's options to
+// the end. Returns false with the error in `cur`. Mirrors Redis's order of checks so the first
+// error reported is the same; an XADD that runs out of arguments before an ID is left done (its
+// arity error comes from the caller).
+bool parse_add_or_trim(Context& ctx, ArgCursor& cur, bool xadd, AddOrTrimArgs& a) {
+  while (!cur.done()) {
+    if (xadd && cur.peek() == "*") {
+      cur.skip();
+      a.id = engine::IdSpec::automatic();
+      break;
+    }
+    if (cur.match("maxlen", 1)) {
+      if (!parse_trim_threshold(cur, TrimStrategy::kMaxLen, a.trim)) return false;
+    } else if (cur.match("minid", 1)) {
+      if (!parse_trim_threshold(cur, TrimStrategy::kMinId, a.trim)) return false;
+    } else if (cur.match("limit", 1)) {
+      if (!cur.next_int(a.limit) || !cur.require(a.limit >= 0, errors::kLimitNegative)) {
+        return false;
+      }
+      a.limit_given = true;
+    } else if (xadd && cur.match("nomkstream")) {
+      a.nomkstream = true;
+    } else if (xadd && !a.idmp && cur.match("idmpauto", 1)) {
+      a.idmp = a.idmp_auto = true;
+      a.pid = cur.next();
+    } else if (xadd && !a.idmp && cur.match("idmp", 2)) {
+      a.idmp = true;
+      a.pid = cur.next();
+      a.iid = cur.next();
+    } else if (auto policy = match_ref_policy(cur)) {
+      a.policy = *policy;  // the last one given wins
+    } else if (xadd) {
+      // Anything else is the ID: a malformed one is an ID error, not a syntax error.
+      if (!take_parsed(cur, engine::parse_xadd_id(cur.next()), a.id)) return false;
+      a.id_given = true;
+      break;
+    } else {
+      return cur.fail(errors::kSyntax);
+    }
+  }
+  return finish_trim(ctx, cur, xadd, a);
+}
+
 void xadd(Context& ctx) {
   AddOrTrimArgs a;
-  if (!parse_add_or_trim(ctx, true, a)) return;
-  std::size_t field_pos = a.id_pos + 1;
-  std::size_t nfields = ctx.argc() > field_pos ? ctx.argc() - field_pos : 0;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_add_or_trim(ctx, cur, true, a)) {
+    ctx.reply.error(cur.error());
+    return;
+  }
+  std::span<const std::string_view> args = cur.rest();  // field value ...
+  std::size_t nfields = args.size();
   if (nfields < 2 || nfields % 2 == 1) {
     ctx.reply.error(errors::wrong_arity("xadd"));
     return;
@@ -201,8 +172,8 @@ void xadd(Context& ctx) {
     heap_fields.resize(nfields / 2);
     fields = heap_fields;
   }
-  for (std::size_t i = field_pos, k = 0; i + 1 < ctx.argc(); i += 2, ++k) {
-    fields[k] = engine::FieldValue{ctx.arg(i), ctx.arg(i + 1)};
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    fields[k] = engine::FieldValue{args[2 * k], args[2 * k + 1]};
   }
   uint64_t now = static_cast<uint64_t>(ctx.now_ms);
   std::string auto_iid;
@@ -243,7 +214,11 @@ void xtrim(Context& ctx) {
   AddOrTrimArgs a;
   // Every option is checked before the key is looked up, as in Redis: a missing key answers 0
   // only to a valid command, and a bad option on a key of another type is a syntax error.
-  if (!parse_add_or_trim(ctx, false, a)) return;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_add_or_trim(ctx, cur, false, a)) {
+    ctx.reply.error(cur.error());
+    return;
+  }
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_stream(ctx, key, replied);
@@ -275,9 +250,13 @@ void xdel(Context& ctx) {
     return;
   }
   // Every ID is parsed before anything is deleted: a bad ID deletes nothing.
-  std::vector<StreamId> ids(ctx.argc() - 2);
-  for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (!parse_strict_id_or_reply(ctx, ctx.arg(i), ids[i - 2])) return;
+  ArgCursor cur(ctx.argv, 2);
+  std::vector<StreamId> ids(cur.remaining());
+  for (StreamId& id : ids) {
+    if (!next_strict_id(cur, id)) {
+      ctx.reply.error(cur.error());
+      return;
+    }
   }
   long long deleted = 0;
   for (StreamId id : ids) {
@@ -288,39 +267,42 @@ void xdel(Context& ctx) {
   if (deleted) ctx.modified(key, events::kXdel, static_cast<uint64_t>(deleted));
 }
 
-void xsetid(Context& ctx) {
-  StreamId id;
-  if (!parse_strict_id_or_reply(ctx, ctx.arg(2), id)) return;
-  std::optional<uint64_t> entries_added;
-  std::optional<StreamId> max_deleted;
-  for (std::size_t i = 3; i < ctx.argc();) {
-    bool more = i + 1 < ctx.argc();
-    std::string_view opt = ctx.arg(i);
-    if (iequals(opt, "entriesadded") && more) {
-      auto n = parse_int(ctx.arg(i + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return;
+// XSETID key last-id [ENTRIESADDED n] [MAXDELETEDID id]: every option is checked before the key
+// is looked up. Returns false with the error in `cur`.
+bool parse_setid(ArgCursor& cur, StreamId& id, std::optional<uint64_t>& entries_added,
+                 std::optional<StreamId>& max_deleted) {
+  if (!next_strict_id(cur, id)) return false;
+  while (!cur.done()) {
+    if (cur.match("entriesadded", 1)) {
+      long long n = 0;
+      if (!cur.next_int(n) ||
+          !cur.require(n >= 0, errors::text(engine::Err::kEntriesAddedNotPositive))) {
+        return false;
       }
-      if (*n < 0) {
-        ctx.reply.error(errors::text(engine::Err::kEntriesAddedNotPositive));
-        return;
-      }
-      entries_added = static_cast<uint64_t>(*n);
-      i += 2;
-    } else if (iequals(opt, "maxdeletedid") && more) {
+      entries_added = static_cast<uint64_t>(n);
+    } else if (cur.match("maxdeletedid", 1)) {
       StreamId md;
-      if (!parse_strict_id_or_reply(ctx, ctx.arg(i + 1), md)) return;
-      if (id < md) {
-        ctx.reply.error(errors::text(engine::Err::kSetIdSmallerThanProvidedMaxDeleted));
-        return;
+      if (!next_strict_id(cur, md) ||
+          !cur.require(!(id < md),
+                       errors::text(engine::Err::kSetIdSmallerThanProvidedMaxDeleted))) {
+        return false;
       }
       max_deleted = md;
-      i += 2;
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
+      return cur.fail(errors::kSyntax);
     }
+  }
+  return true;
+}
+
+void xsetid(Context& ctx) {
+  StreamId id;
+  std::optional<uint64_t> entries_added;
+  std::optional<StreamId> max_deleted;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_setid(cur, id, entries_added, max_deleted)) {
+    ctx.reply.error(cur.error());
+    return;
   }
   std::string_view key = ctx.arg(1);
   Stream* s = existing_stream(ctx, key);

@@ -9,7 +9,9 @@
 #include <span>
 #include <string_view>
 
+#include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
 #include "streamd/engine/stream.h"
 #include "streamd/engine/stream_id.h"
 #include "streamd/engine/stream_refs.h"
@@ -47,22 +49,28 @@ void write_entry(resp::ReplyWriter& w, engine::StreamId id,
 std::size_t write_range(resp::ReplyWriter& w, const engine::Stream& s, engine::StreamId start,
                         engine::StreamId end, std::size_t count, engine::Direction dir);
 
-// MAXLEN|MINID [=|~] threshold [LIMIT n] as XADD and XTRIM read them.
-struct TrimArgs {
-  engine::TrimSpec spec;
-  bool limit_given = false;
-};
-
 // Replies with the error and returns false on a bad ID (Redis's wording per parse kind).
 bool parse_strict_id_or_reply(Context& ctx, std::string_view arg, engine::StreamId& out,
                               uint64_t missing_seq = 0);
 
-// KEEPREF | DELREF | ACKED (case-insensitive); nullopt for any other word.
-std::optional<engine::RefPolicy> parse_ref_policy(std::string_view arg);
+// ---- the stream arguments read through an ArgCursor (core/args.h); each consumes what it
+// reads and, on bad input, records Redis's error in the cursor and returns false.
+// A strict ID ("ms" or "ms-seq"; a bare "ms" gets `missing_seq`).
+bool next_strict_id(ArgCursor& cur, engine::StreamId& out, uint64_t missing_seq = 0);
+// The outcome of one of engine's ID parsers (range bounds, XADD IDs) for the argument just read.
+template <class T>
+bool take_parsed(ArgCursor& cur, engine::Result<T> r, T& out) {
+  if (!r) return cur.fail(errors::text(r.err()));
+  out = *r;
+  return true;
+}
+// KEEPREF | DELREF | ACKED (case-insensitive), consumed if it is one; nullopt otherwise.
+std::optional<engine::RefPolicy> match_ref_policy(ArgCursor& cur);
+// A BLOCK timeout in milliseconds, as the absolute deadline (0 = forever). A wake-up re-run
+// keeps the deadline it blocked with.
+bool next_block_timeout(const Context& ctx, ArgCursor& cur, int64_t& deadline_ms);
+
 // Entries pending across all groups of the stream (to tell whether a command changed any PEL).
 uint64_t total_pending(const engine::Stream& s);
-
-// Parses a BLOCK timeout in milliseconds: absolute deadline (0 = forever) or replies an error.
-bool parse_block_timeout(Context& ctx, std::string_view arg, int64_t& deadline_ms);
 
 }  // namespace streamd::cmd
