@@ -5,8 +5,13 @@
 // Modes:
 //   load   N connections, each sending `pipeline` commands and waiting for all their replies,
 //          until `requests` commands were answered. Reports ops/s and per-batch latency.
-//   fanout R readers blocked in XREAD BLOCK 0 on one stream, one producer XADDing entries that
-//          carry their send time; reports deliveries/s and XADD-to-delivery latency.
+//   fanout R readers blocked in XREAD [COUNT --read-count] BLOCK 0 on one stream, each re-issuing
+//          from the last ID it got, and one producer XADDing entries that carry their send time
+//          (--rate per second, or 0: one XADD always in flight); reports deliveries/s and
+//          XADD-to-delivery latency (p50, p99, p99.9, max). --slice-ms S produces for S ms, then
+//          reads nothing for --pause-ms (as a harness alternating between servers does): a
+//          delivery the server had not sent when the last XADD of a slice was acknowledged
+//          waits out the pause. --report-late-us N prints every delivery later than N µs.
 //   consume N consumers of group `--group` on `--key`, each looping XREADGROUP COUNT `--count`
 //          then XACK of exactly the IDs it got, `requests` cycles in all; reports cycles/s
 //          (ops_per_sec), entries/s and per-cycle latency.
@@ -50,7 +55,11 @@ struct Options {
   long long rate = 2000;  // producer XADDs per second in fanout mode
   std::string key = "bench:stream";
   std::string group = "g";
-  int count = 10;  // XREADGROUP COUNT in consume mode
+  int count = 10;                // XREADGROUP COUNT in consume mode
+  int read_count = 0;            // fanout mode: XREAD COUNT (0: no COUNT)
+  int slice_ms = 0;              // fanout mode: produce for this long, then pause (0: never pause)
+  int pause_ms = 250;            // fanout mode: how long a pause lasts
+  long long report_late_us = 0;  // fanout mode: print each delivery later than this (0: none)
   std::vector<std::string> command;
 };
 
@@ -387,7 +396,10 @@ int run_fanout(const Options& o) {
   int ep = epoll_create1(0);
   std::vector<Conn> readers(static_cast<std::size_t>(o.readers));
   auto arm = [&](Conn& c) {
-    append_command(c.out, {"XREAD", "BLOCK", "0", "STREAMS", o.key, c.last_id});
+    std::vector<std::string> cmd = {"XREAD"};
+    if (o.read_count > 0) cmd.insert(cmd.end(), {"COUNT", std::to_string(o.read_count)});
+    cmd.insert(cmd.end(), {"BLOCK", "0", "STREAMS", o.key, c.last_id});
+    append_command(c.out, cmd);
     write_all(c);
   };
   for (std::size_t i = 0; i < readers.size(); ++i) {
@@ -415,9 +427,22 @@ int run_fanout(const Options& o) {
   bool prod_waiting = false;
   std::vector<epoll_event> events(readers.size() + 1);
   char buf[1 << 16];
+  int64_t slice_end = o.slice_ms > 0 ? t0 + o.slice_ms * 1000LL : end;
   while (now_us() < end) {
     int64_t now = now_us();
-    if (!prod_waiting && now >= next_send) {
+    if (now >= slice_end && !prod_waiting) {
+      // The end of a slice (as when a harness alternates servers): take what is ready now, then
+      // read nothing for the pause. Deliveries the server had not sent by the time the last
+      // XADD was acknowledged wait for the next slice.
+      int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 0);
+      if (n <= 0) {
+        usleep(static_cast<useconds_t>(o.pause_ms) * 1000);
+        now = now_us();
+        slice_end = now + o.slice_ms * 1000LL;
+        next_send = now;
+      }
+    }
+    if (!prod_waiting && now >= next_send && now < slice_end) {
       append_command(prod.out, {"XADD", o.key, "*", "ts", std::to_string(now_us())});
       write_all(prod);
       prod_waiting = true;
@@ -444,7 +469,14 @@ int run_fanout(const Options& o) {
           std::vector<int64_t> ts;
           scan_xread_reply(std::string_view(c.in).substr(0, len), c.last_id, ts);
           int64_t t = now_us();
-          for (int64_t s : ts) lat.push_back(t - s);
+          for (int64_t s : ts) {
+            lat.push_back(t - s);
+            if (o.report_late_us > 0 && t - s > o.report_late_us) {
+              std::fprintf(stderr, "late reader=%zu lat_us=%lld at_ms=%lld entries=%zu\n", idx,
+                           static_cast<long long>(t - s), static_cast<long long>((t - t0) / 1000),
+                           ts.size());
+            }
+          }
           deliveries += static_cast<long long>(ts.size());
           arm(c);
         }
@@ -455,9 +487,9 @@ int run_fanout(const Options& o) {
   double secs = static_cast<double>(now_us() - t0) / 1e6;
   std::printf(
       "{\"mode\":\"fanout\",\"readers\":%d,\"produced\":%lld,\"deliveries_per_sec\":%.1f,"
-      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"seconds\":%.3f}\n",
+      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,\"seconds\":%.3f}\n",
       o.readers, produced, static_cast<double>(deliveries) / secs, percentile(lat, 0.5),
-      percentile(lat, 0.99), secs);
+      percentile(lat, 0.99), percentile(lat, 0.999), percentile(lat, 1.0), secs);
   return 0;
 }
 
@@ -504,6 +536,14 @@ int main(int argc, char** argv) {
       o.group = next();
     } else if (a == "--count") {
       o.count = std::atoi(next().c_str());
+    } else if (a == "--report-late-us") {
+      o.report_late_us = std::atoll(next().c_str());
+    } else if (a == "--slice-ms") {
+      o.slice_ms = std::atoi(next().c_str());
+    } else if (a == "--pause-ms") {
+      o.pause_ms = std::atoi(next().c_str());
+    } else if (a == "--read-count") {
+      o.read_count = std::atoi(next().c_str());
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;

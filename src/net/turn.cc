@@ -1,12 +1,21 @@
 // FrontEnd's turn of client I/O: the reads queued by ready clients, the commands they bring,
-// and the replies, each group in one IoBatch (one io_uring_enter where available), the way
-// Redis answers every ready client and then writes all their replies before waiting again.
+// the wake-ups those commands cause, and the replies, each group in one IoBatch (one
+// io_uring_enter where available), the way Redis answers every ready client, serves the
+// clients blocked on the keys they changed, and then writes all their replies before waiting
+// again.
 //
-// Invariant: no command runs between queueing an operation in io_batch_ and running it (the
-// reads are queued only while poller events are delivered, which runs no commands; the writes
-// are queued only inside write_pending), so no buffer or descriptor can go away in between. The
-// vectors hold the connections themselves, so a client closed by another's command (CLIENT
-// KILL) stays a valid object until its result has been handed over and ignored.
+// Invariants:
+// - No command runs between queueing an operation in io_batch_ and running it (the reads are
+//   queued only while poller events are delivered, which runs no commands; the writes are
+//   queued only inside write_pending), so no buffer or descriptor can go away in between. The
+//   vectors hold the connections themselves, so a client closed by another's command (CLIENT
+//   KILL) stays a valid object until its result has been handed over and ignored.
+// - A client woken inside a turn (its key changed, its deadline passed) is served in that same
+//   turn, and its reply leaves in the same write batch as the reply of the command that woke
+//   it, and before it: once a producer sees its XADD acknowledged, every reader that XADD
+//   served already has its entry in its socket. (Serving wake-ups in a turn of their own, after
+//   the producer's reply had gone, left readers behind for as long as the producer's client
+//   then stayed quiet: issue 16's fan-out tail.)
 #include <asio/post.hpp>
 
 #include "streamd/net/connection.h"
@@ -17,7 +26,12 @@ namespace streamd::net {
 void FrontEnd::end_turn() {
   if (turn_depth_ == 1) {
     complete_reads();
-    write_pending();
+    // Writing completes nothing that wakes a client today, but a wake-up queued there must not
+    // wait for the next turn: loop until both lists are empty.
+    do {
+      serve_wakeups();
+      write_pending();
+    } while (!waking_.empty());
   }
   --turn_depth_;
 }
@@ -39,10 +53,16 @@ void FrontEnd::complete_reads() {
 
 void FrontEnd::want_write(std::shared_ptr<Connection> c) {
   writing_.push_back(std::move(c));
-  if (turn_depth_ > 0 || write_posted_) return;
-  write_posted_ = true;
+  post_turn();
+}
+
+void FrontEnd::post_turn() {
+  // Inside a turn, end_turn takes care of what was queued; outside one (a REST request, a TLS
+  // client's batch) one posted turn serves every wake-up and write queued until it runs.
+  if (turn_depth_ > 0 || turn_posted_) return;
+  turn_posted_ = true;
   asio::post(io_, [this] {
-    write_posted_ = false;
+    turn_posted_ = false;
     begin_turn();
     end_turn();
   });
@@ -53,9 +73,12 @@ void FrontEnd::write_pending() {
   // wake-up): loop until nothing is queued.
   while (!writing_.empty()) {
     write_batch_.swap(writing_);
-    for (auto& c : write_batch_) {
-      if (c->start_batched_write(io_batch_, static_cast<uint32_t>(sent_.size()))) {
-        sent_.push_back(std::move(c));
+    // Last queued, first written (as Redis's pending-write list): a woken client flushes after
+    // the command that woke it did (its wake-up runs at the end of the turn), so the readers'
+    // replies reach the kernel before the producer's.
+    for (auto it = write_batch_.rbegin(); it != write_batch_.rend(); ++it) {
+      if ((*it)->start_batched_write(io_batch_, static_cast<uint32_t>(sent_.size()))) {
+        sent_.push_back(std::move(*it));
       }
     }
     write_batch_.clear();
@@ -69,18 +92,17 @@ void FrontEnd::write_pending() {
 
 void FrontEnd::wake(std::shared_ptr<Connection> c) {
   waking_.push_back(std::move(c));
-  if (wake_posted_) return;
-  wake_posted_ = true;
-  asio::post(io_, [this] { run_wakeups(); });
+  post_turn();
 }
 
-void FrontEnd::run_wakeups() {
-  wake_posted_ = false;
-  wake_batch_.swap(waking_);
-  begin_turn();
-  for (auto& c : wake_batch_) c->on_wakeup();
-  wake_batch_.clear();
-  end_turn();
+void FrontEnd::serve_wakeups() {
+  // A woken client's pipelined commands may wake others (an XADD behind its XREAD): they are
+  // served in this turn too.
+  while (!waking_.empty()) {
+    wake_batch_.swap(waking_);
+    for (auto& c : wake_batch_) c->on_wakeup();
+    wake_batch_.clear();
+  }
 }
 
 }  // namespace streamd::net

@@ -103,15 +103,17 @@ class FrontEnd {
   // Everything that runs commands for clients happens inside a turn (a batch of poller events,
   // a batch of wake-ups, the release of held replies, a timer tick). Reads queued during the
   // turn run together at its end, then the commands they bring, then every queued write, each
-  // group in one IoBatch. Outside a turn a queued write gets a turn of its own, posted.
+  // group in one IoBatch; the clients woken during the turn are served before its writes.
+  // Outside a turn a queued write or wake-up gets a turn of its own, posted.
   void begin_turn() { ++turn_depth_; }
   void end_turn();
   // Reads into `buf` for `c` at the end of the turn; c->on_read_done gets the result.
   void queue_read(std::shared_ptr<Connection> c, char* buf, std::size_t len);
   // c has output: Connection::start_batched_write runs at the end of the turn.
   void want_write(std::shared_ptr<Connection> c);
-  // Runs c->on_wakeup() in the next wake-up batch (one posted turn for every client woken by
-  // the same command, so their replies leave in one batch).
+  // Runs c->on_wakeup() before the current turn's writes (outside a turn: in a posted turn of
+  // its own), so a woken client's reply leaves in the same batch as, and before, the reply of
+  // the command that woke it.
   void wake(std::shared_ptr<Connection> c);
   // Whether client reads and writes are batched through io_uring (else one call each).
   bool batches_io() const { return io_batch_.uses_ring(); }
@@ -128,7 +130,9 @@ class FrontEnd {
   void release_held();
   void complete_reads();
   void write_pending();
-  void run_wakeups();
+  void serve_wakeups();
+  // Outside a turn: posts one that serves the queued wake-ups and writes.
+  void post_turn();
 
   void arm_timer(int64_t target_ms);
   void on_timer();
@@ -173,8 +177,7 @@ class FrontEnd {
   std::vector<std::shared_ptr<Connection>> sent_;
   std::vector<std::shared_ptr<Connection>> wake_batch_;
   std::vector<IoBatch::Completion> done_scratch_;
-  bool write_posted_ = false;
-  bool wake_posted_ = false;
+  bool turn_posted_ = false;
   bool release_posted_ = false;
   bool releasing_ = false;
 
