@@ -53,6 +53,14 @@ def generate(rng):
         ["XGROUP", "SETID", k, "g", "0"], ["XGROUP", "CREATECONSUMER", k, "g", "c1"],
         ["XGROUP", "DELCONSUMER", k, "g", "c1"], ["XACK", k, "g", sid()], ["XPENDING", k, "g"],
         ["XINFO", "STREAM", k], ["MULTI"], ["EXEC"],
+        # Group reads and claims by a consumer that exists (the group's events, its PEL):
+        # the step is the pair of commands.
+        [["XGROUP", "CREATECONSUMER", k, "g", "c1"],
+         rng.choice([["XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", k, ">"],
+                     ["XREADGROUP", "GROUP", "g", "c1", "STREAMS", k, "0"],
+                     ["XREADGROUP", "GROUP", "g", "c1", "NOACK", "STREAMS", k, ">"],
+                     ["XCLAIM", k, "g", "c1", "0", sid(), sid()],
+                     ["XAUTOCLAIM", k, "g", "c1", "0", "0", "COUNT", "2"]])],
     ])
 
 
@@ -117,9 +125,11 @@ class NotifyRandomTest(unittest.TestCase):
                 argv = generate(rng)
                 if (argv == ["MULTI"]) == in_multi and argv[0] in ("MULTI", "EXEC"):
                     continue  # no nested MULTI, no EXEC without one
-                history.append(" ".join(argv))
-                for side in sides:
-                    side.run(argv)
+                step = argv if isinstance(argv[0], list) else [argv]
+                for one in step:
+                    history.append(" ".join(one))
+                    for side in sides:
+                        side.run(one)
                 in_multi = argv == ["MULTI"] or (in_multi and argv != ["EXEC"])
                 if in_multi:
                     continue
