@@ -121,6 +121,7 @@ void xreadgroup(Context& ctx) {
   for (std::size_t i = 0; i < a.nstreams && !budget.stopped(); ++i) {
     GroupRead& r = reads[i];
     std::string_view key = ctx.arg(a.streams_pos + i);
+    repeat_read_lookup(ctx, key, true);  // Redis looks every key up again to serve it
     // Redis 7.2+: the consumer exists from the attempt on (also when nothing is served and the
     // call blocks), and every attempt is "seen". A created consumer is propagated on its own,
     // as nothing else may create it on replay.

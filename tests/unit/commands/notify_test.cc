@@ -149,6 +149,35 @@ TEST_F(NotifyTest, KeyMissOnReadLookupsOnly) {
   EXPECT_EQ(TakeKeyevents(), (Events{"keymiss s8", "keymiss s9", "keymiss s10"}));
 }
 
+// The stream read lookups behind keymiss also count keyspace hits and misses as redis-server
+// 7.0.15 does (INFO stats, measured per command): XREAD and XREADGROUP look each key up twice.
+TEST_F(NotifyTest, StreamReadLookupsCountHitsAndMisses) {
+  Run({"XADD", "s", "1-1", "f", "v"});
+  Run({"XGROUP", "CREATE", "s", "g", "0"});
+  Run({"XGROUP", "CREATECONSUMER", "s", "g", "c"});
+  const std::vector<std::pair<std::vector<std::string>, std::pair<uint64_t, uint64_t>>> cases = {
+      {{"XRANGE", "s", "-", "+"}, {1, 0}},
+      {{"XREAD", "STREAMS", "s", "0"}, {2, 0}},
+      {{"XREAD", "STREAMS", "nos", "0"}, {0, 2}},
+      {{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"}, {2, 0}},
+      {{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", "0"}, {2, 0}},
+      {{"XPENDING", "s", "g"}, {1, 0}},
+      {{"XINFO", "STREAM", "s"}, {1, 0}},
+      {{"XLEN", "s"}, {1, 0}},
+      {{"XACK", "s", "g", "1-1"}, {1, 0}},
+      {{"XCLAIM", "s", "g", "c", "0", "1-1"}, {1, 0}},
+      {{"XADD", "s", "*", "f", "v"}, {0, 0}},
+      {{"XINFO", "GROUPS", "s"}, {1, 0}},
+  };
+  auto& st = h.server().stats();
+  for (const auto& [argv, want] : cases) {
+    uint64_t hits = st.keyspace_hits, misses = st.keyspace_misses;
+    Run(argv);
+    EXPECT_EQ(st.keyspace_hits - hits, want.first) << argv[0] << " " << argv.back();
+    EXPECT_EQ(st.keyspace_misses - misses, want.second) << argv[0] << " " << argv.back();
+  }
+}
+
 TEST_F(NotifyTest, StringCommands) {
   Enable("EAn");
   Run({"SET", "a", "1"});
