@@ -12,10 +12,11 @@
 //   KILL) stays a valid object until its result has been handed over and ignored.
 // - A client woken inside a turn (its key changed, its deadline passed) is served in that same
 //   turn, and its reply leaves in the same write batch as the reply of the command that woke
-//   it, and before it: once a producer sees its XADD acknowledged, every reader that XADD
-//   served already has its entry in its socket. (Serving wake-ups in a turn of their own, after
-//   the producer's reply had gone, left readers behind for as long as the producer's client
-//   then stayed quiet: issue 16's fan-out tail.)
+//   it, and before it (unless its socket is still full of earlier output, or the AOF holds it):
+//   once a producer sees its XADD acknowledged, every reader that XADD served already has its
+//   entry in its socket. (Wake-ups served in a later turn of their own, after the producer's
+//   reply had gone, left readers behind whenever the producer's side then paused, for the
+//   whole pause: issue 16's fan-out tail.)
 #include <asio/post.hpp>
 
 #include "streamd/net/connection.h"
