@@ -191,6 +191,35 @@ std::vector<std::string> SortedBulks(std::string_view raw) {
   return out;
 }
 
+std::vector<std::string> Elements(std::string_view raw) {
+  std::vector<std::string> out;
+  if (raw.empty() || std::string_view("*~>%").find(raw[0]) == std::string_view::npos) return out;
+  std::size_t eol = raw.find("\r\n");
+  if (eol == std::string_view::npos) return out;
+  long long n = 0;
+  auto [p, ec] = std::from_chars(raw.data() + 1, raw.data() + eol, n);
+  if (ec != std::errc() || p != raw.data() + eol || n < 0) return out;
+  if (raw[0] == '%') n *= 2;
+  std::string_view rest = raw.substr(eol + 2);
+  for (long long i = 0; i < n; ++i) {
+    Reader r(rest);
+    std::string one;
+    if (!r.value(&one)) return {};
+    out.push_back(std::move(one));
+    rest = rest.substr(r.pos());
+  }
+  return out;
+}
+
+std::string Field(std::string_view raw, std::string_view name) {
+  std::vector<std::string> e = Elements(raw);
+  std::string quoted = "\"" + std::string(name) + "\"";
+  for (std::size_t i = 0; i + 1 < e.size(); i += 2) {
+    if (e[i] == quoted) return e[i + 1];
+  }
+  return "<missing>";
+}
+
 std::string Decode(std::string_view raw) {
   std::string out;
   Reader r(raw);

@@ -65,6 +65,14 @@ std::size_t ReplyLength(std::string_view raw);
 // a SCAN reply the leading cursor is left out).
 std::vector<std::string> SortedBulks(std::string_view raw);
 
+// The top-level elements of an array, set, push or map reply, each rendered as Decode renders
+// it (a map's keys and values alternate, as in its RESP2 form). Empty for any other reply.
+std::vector<std::string> Elements(std::string_view raw);
+
+// The value after the element `"name"` in a reply of field/value pairs (a RESP3 map or its RESP2
+// flat array, e.g. XINFO STREAM), as Decode renders it; "<missing>" if there is no such field.
+std::string Field(std::string_view raw, std::string_view name);
+
 // A readable one-line rendering: "+OK", "(integer) 5", "\"bulk\"", "(nil)", "(error) ERR x",
 // "[1, 2]" for arrays/sets/pushes, "{k: v}" for maps, "(double) 1.5", "(bool) true",
 // "(nil-array)" for a RESP2 null array. Malformed input renders as "<malformed>".
