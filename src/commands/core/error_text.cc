@@ -50,6 +50,28 @@ std::string pubsub_context(std::string_view full_name) {
       full_name);
 }
 
+std::string nogroup_xreadgroup(std::string_view key, std::string_view group) {
+  return fmt::format(
+      "NOGROUP No such key '{}' or consumer group '{}' in XREADGROUP with GROUP option", key,
+      group);
+}
+
+std::string nogroup_key_or_group(std::string_view key, std::string_view group) {
+  return fmt::format("NOGROUP No such key '{}' or consumer group '{}'", key, group);
+}
+
+std::string nogroup_for_key(std::string_view key, std::string_view group) {
+  return fmt::format("NOGROUP No such consumer group '{}' for key name '{}'", group, key);
+}
+
+std::string xclaim_unrecognized_option(std::string_view option) {
+  return fmt::format("ERR Unrecognized XCLAIM option '{}'", option);
+}
+
+std::string xnack_unrecognized_option(std::string_view option) {
+  return fmt::format("ERR Unrecognized XNACK option '{}'", option);
+}
+
 std::string hello_syntax(std::string_view option) {
   return fmt::format("ERR Syntax error in HELLO option '{}'", option);
 }

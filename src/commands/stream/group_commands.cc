@@ -22,11 +22,6 @@ using engine::StreamId;
 
 namespace {
 
-constexpr std::string_view kXgroupKeyMissing =
-    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
-    "the MKSTREAM option to create an empty stream automatically.";
-constexpr std::string_view kEntriesReadInvalid = "ERR value for ENTRIESREAD must be positive or -1";
-
 // The options after `XGROUP CREATE|SETID key group id`. Replies and returns false on error.
 bool parse_group_options(Context& ctx, bool create, bool& mkstream, int64_t& entries_read) {
   for (std::size_t i = 5; i < ctx.argc();) {
@@ -41,7 +36,7 @@ bool parse_group_options(Context& ctx, bool create, bool& mkstream, int64_t& ent
         return false;
       }
       if (*n < 0 && *n != engine::kEntriesReadUnknown) {
-        ctx.reply.error(kEntriesReadInvalid);
+        ctx.reply.error(errors::kEntriesReadInvalid);
         return false;
       }
       entries_read = *n;
@@ -58,7 +53,7 @@ bool parse_group_options(Context& ctx, bool create, bool& mkstream, int64_t& ent
 Stream* xgroup_stream(Context& ctx, bool& replied) {
   Stream* s = find_stream(ctx, ctx.arg(2), replied);
   if (!s && !replied) {
-    ctx.reply.error(kXgroupKeyMissing);
+    ctx.reply.error(errors::kXgroupKeyMissing);
     replied = true;
   }
   return s;
@@ -66,7 +61,7 @@ Stream* xgroup_stream(Context& ctx, bool& replied) {
 
 ConsumerGroup* xgroup_group(Context& ctx, Stream& s) {
   ConsumerGroup* g = s.groups().find(ctx.arg(3));
-  if (!g) ctx.reply.error(nogroup_for_key(ctx.arg(2), ctx.arg(3)));
+  if (!g) ctx.reply.error(errors::nogroup_for_key(ctx.arg(2), ctx.arg(3)));
   return g;
 }
 
@@ -79,7 +74,7 @@ void xgroup_create(Context& ctx) {
   Stream* s = find_stream(ctx, key, replied);
   if (replied) return;
   if (!s && !mkstream) {
-    ctx.reply.error(kXgroupKeyMissing);
+    ctx.reply.error(errors::kXgroupKeyMissing);
     return;
   }
   if (ctx.argc() > 8) {
@@ -263,7 +258,7 @@ void xpending(Context& ctx) {
   if (replied) return;
   const ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
   if (!g) {
-    ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+    ctx.reply.error(errors::nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
     return;
   }
   resp::ReplyWriter& w = ctx.reply;
@@ -313,7 +308,7 @@ void xnack(Context& ctx) {
   } else if (iequals(m, "fatal")) {
     mode = engine::NackMode::kFatal;
   } else {
-    ctx.reply.error("ERR mode must be SILENT, FAIL, or FATAL");
+    ctx.reply.error(errors::kXnackMode);
     return;
   }
   bool force = false, have_ids = false;
@@ -325,11 +320,11 @@ void xnack(Context& ctx) {
     if (iequals(opt, "ids") && more && !have_ids) {
       auto n = parse_int(ctx.arg(j + 1));
       if (!n || *n <= 0) {
-        ctx.reply.error("ERR numids must be a positive integer");
+        ctx.reply.error(errors::kXnackNumIds);
         return;
       }
       if (static_cast<unsigned long long>(*n) > ctx.argc() - j - 2) {
-        ctx.reply.error("ERR number of IDs doesn't match numids");
+        ctx.reply.error(errors::kXnackNumIdsMismatch);
         return;
       }
       ids.resize(static_cast<std::size_t>(*n));
@@ -345,7 +340,7 @@ void xnack(Context& ctx) {
         return;
       }
       if (*n < 0) {
-        ctx.reply.error("ERR Invalid RETRYCOUNT value, must be >= 0");
+        ctx.reply.error(errors::kXnackRetryCount);
         return;
       }
       retry = static_cast<uint64_t>(*n);
@@ -354,12 +349,12 @@ void xnack(Context& ctx) {
       force = true;
       ++j;
     } else {
-      ctx.reply.error("ERR Unrecognized XNACK option '" + std::string(opt) + "'");
+      ctx.reply.error(errors::xnack_unrecognized_option(opt));
       return;
     }
   }
   if (!have_ids) {
-    ctx.reply.error("ERR syntax error, expected IDS keyword");
+    ctx.reply.error(errors::kXnackNoIds);
     return;
   }
   bool replied = false;
@@ -367,7 +362,7 @@ void xnack(Context& ctx) {
   if (replied) return;
   ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
   if (!g) {
-    ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+    ctx.reply.error(errors::nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
     return;
   }
   engine::NackResult r = g->nack(*s, ids, mode, retry, force);

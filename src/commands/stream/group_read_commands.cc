@@ -24,20 +24,6 @@ using engine::StreamId;
 
 namespace {
 
-constexpr std::string_view kDollarInGroup =
-    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
-    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would "
-    "just return an empty result set.";
-constexpr std::string_view kPlusInGroup =
-    "ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of "
-    "this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would "
-    "just return an empty result set.";
-
-std::string fmt_nogroup_xreadgroup(std::string_view key, std::string_view group) {
-  return "NOGROUP No such key '" + std::string(key) + "' or consumer group '" + std::string(group) +
-         "' in XREADGROUP with GROUP option";
-}
-
 struct GroupRead {
   Stream* stream = nullptr;
   ConsumerGroup* group = nullptr;
@@ -88,17 +74,17 @@ void xreadgroup(Context& ctx) {
     if (replied) return;
     ConsumerGroup* g = s ? s->groups().find(a.group) : nullptr;
     if (!g) {
-      ctx.reply.error(fmt_nogroup_xreadgroup(key, a.group));
+      ctx.reply.error(errors::nogroup_xreadgroup(key, a.group));
       return;
     }
     reads[i].stream = s;
     reads[i].group = g;
     if (id == "$") {
-      ctx.reply.error(kDollarInGroup);
+      ctx.reply.error(errors::kDollarInXreadgroup);
       return;
     }
     if (id == "+") {
-      ctx.reply.error(kPlusInGroup);
+      ctx.reply.error(errors::kPlusInXreadgroup);
       return;
     }
     if (id == ">") {
@@ -249,7 +235,7 @@ ConsumerGroup* claim_group(Context& ctx, Stream*& s) {
   s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
   if (replied) return nullptr;
   ConsumerGroup* g = s ? s->groups().find(ctx.arg(2)) : nullptr;
-  if (!g) ctx.reply.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+  if (!g) ctx.reply.error(errors::nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
   return g;
 }
 
@@ -259,7 +245,7 @@ void xclaim(Context& ctx) {
   if (!g) return;
   auto min_idle = parse_int(ctx.arg(4));
   if (!min_idle) {
-    ctx.reply.error("ERR Invalid min-idle-time argument for XCLAIM");
+    ctx.reply.error(errors::kXclaimMinIdle);
     return;
   }
   // IDs run until the first argument that is not an ID; the rest are options.
@@ -282,21 +268,21 @@ void xclaim(Context& ctx) {
     } else if (iequals(opt, "idle") && more) {
       auto v = parse_int(ctx.arg(++j));
       if (!v) {
-        ctx.reply.error("ERR Invalid IDLE option argument for XCLAIM");
+        ctx.reply.error(errors::kXclaimIdle);
         return;
       }
       opts.delivery_time_ms = ConsumerGroup::delivery_time_from_idle(ctx.now_ms, *v);
     } else if (iequals(opt, "time") && more) {
       auto v = parse_int(ctx.arg(++j));
       if (!v) {
-        ctx.reply.error("ERR Invalid TIME option argument for XCLAIM");
+        ctx.reply.error(errors::kXclaimTime);
         return;
       }
       opts.delivery_time_ms = *v;
     } else if (iequals(opt, "retrycount") && more) {
       auto v = parse_int(ctx.arg(++j));
       if (!v) {
-        ctx.reply.error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+        ctx.reply.error(errors::kXclaimRetryCount);
         return;
       }
       // The last RETRYCOUNT wins, and a negative one means "not given" (Redis keeps -1 as
@@ -308,7 +294,7 @@ void xclaim(Context& ctx) {
       if (!parse_strict_id_or_reply(ctx, ctx.arg(++j), last)) return;
       opts.last_id = last;
     } else {
-      ctx.reply.error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
+      ctx.reply.error(errors::xclaim_unrecognized_option(opt));
       return;
     }
   }
@@ -331,7 +317,7 @@ void xclaim(Context& ctx) {
 void xautoclaim(Context& ctx) {
   auto min_idle = parse_int(ctx.arg(4));
   if (!min_idle) {
-    ctx.reply.error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
+    ctx.reply.error(errors::kXautoclaimMinIdle);
     return;
   }
   auto start = engine::parse_range_start(ctx.arg(5));
@@ -348,7 +334,7 @@ void xautoclaim(Context& ctx) {
       constexpr long long kMaxCount = LONG_MAX / 16;
       auto v = parse_int(ctx.arg(j + 1));
       if (!v || *v < 1 || *v > kMaxCount) {
-        ctx.reply.error("ERR COUNT must be > 0");
+        ctx.reply.error(errors::kXautoclaimCount);
         return;
       }
       count = *v;

@@ -1,20 +1,11 @@
 #include "streamd/commands/stream/group_render.h"
 
-#include <fmt/format.h>
-
+#include "streamd/commands/core/error_text.h"
 #include "streamd/commands/stream/support.h"
 
 namespace streamd::cmd {
 
 using engine::StreamId;
-
-std::string nogroup_key_or_group(std::string_view key, std::string_view group) {
-  return fmt::format("NOGROUP No such key '{}' or consumer group '{}'", key, group);
-}
-
-std::string nogroup_for_key(std::string_view key, std::string_view group) {
-  return fmt::format("NOGROUP No such consumer group '{}' for key name '{}'", group, key);
-}
 
 void write_delivery(resp::ReplyWriter& w, const engine::DeliveryBatch& batch, bool justid) {
   w.array(batch.size());
@@ -85,7 +76,7 @@ void write_groups_summary(Context& ctx, const engine::Stream& s) {
 void write_consumers(Context& ctx, const engine::Stream& s, std::string_view group) {
   const engine::ConsumerGroup* g = s.groups().find(group);
   if (!g) {
-    ctx.reply.error(nogroup_for_key(ctx.arg(2), group));
+    ctx.reply.error(errors::nogroup_for_key(ctx.arg(2), group));
     return;
   }
   resp::ReplyWriter& w = ctx.reply;

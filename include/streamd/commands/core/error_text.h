@@ -138,6 +138,44 @@ inline constexpr std::string_view kMinIdleNegative = "ERR min-idle-time must be 
 inline constexpr std::string_view kXreadgroupMissingGroup =
     "ERR Missing GROUP option for XREADGROUP";
 
+// ---- streams: consumer groups (XGROUP, XREADGROUP, XCLAIM, XAUTOCLAIM, XNACK) ---------------
+inline constexpr std::string_view kXgroupKeyMissing =
+    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+    "the MKSTREAM option to create an empty stream automatically.";
+inline constexpr std::string_view kEntriesReadInvalid =
+    "ERR value for ENTRIESREAD must be positive or -1";
+inline constexpr std::string_view kDollarInXreadgroup =
+    "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would "
+    "just return an empty result set.";
+inline constexpr std::string_view kPlusInXreadgroup =
+    "ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of "
+    "this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would "
+    "just return an empty result set.";
+inline constexpr std::string_view kXclaimMinIdle = "ERR Invalid min-idle-time argument for XCLAIM";
+inline constexpr std::string_view kXclaimIdle = "ERR Invalid IDLE option argument for XCLAIM";
+inline constexpr std::string_view kXclaimTime = "ERR Invalid TIME option argument for XCLAIM";
+inline constexpr std::string_view kXclaimRetryCount =
+    "ERR Invalid RETRYCOUNT option argument for XCLAIM";
+inline constexpr std::string_view kXautoclaimMinIdle =
+    "ERR Invalid min-idle-time argument for XAUTOCLAIM";
+inline constexpr std::string_view kXautoclaimCount = "ERR COUNT must be > 0";
+inline constexpr std::string_view kXnackMode = "ERR mode must be SILENT, FAIL, or FATAL";
+inline constexpr std::string_view kXnackNumIds = "ERR numids must be a positive integer";
+inline constexpr std::string_view kXnackNumIdsMismatch = "ERR number of IDs doesn't match numids";
+inline constexpr std::string_view kXnackRetryCount = "ERR Invalid RETRYCOUNT value, must be >= 0";
+inline constexpr std::string_view kXnackNoIds = "ERR syntax error, expected IDS keyword";
+// "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option"
+std::string nogroup_xreadgroup(std::string_view key, std::string_view group);
+// "NOGROUP No such key 's' or consumer group 'g'" (XPENDING, XCLAIM, XAUTOCLAIM, XNACK)
+std::string nogroup_key_or_group(std::string_view key, std::string_view group);
+// "NOGROUP No such consumer group 'g' for key name 's'" (XGROUP, XINFO CONSUMERS)
+std::string nogroup_for_key(std::string_view key, std::string_view group);
+// "ERR Unrecognized XCLAIM option 'foo'"
+std::string xclaim_unrecognized_option(std::string_view option);
+// "ERR Unrecognized XNACK option 'foo'"
+std::string xnack_unrecognized_option(std::string_view option);
+
 // Redis 8.2-8.10 stream options (XDELEX/XACKDEL, IDMP/XCFGSET, MAXCOUNT/MAXSIZE). Texts not
 // confirmed against a Redis binary are marked (unverified) in docs/commands.md.
 inline constexpr std::string_view kNumIdsNotPositive =

@@ -25,9 +25,4 @@ void write_consumers(Context& ctx, const engine::Stream& s, std::string_view gro
 // The "groups" value of XINFO STREAM FULL, with pending lists capped at `count` (0 = all).
 void write_groups_full(Context& ctx, const engine::Stream& s, std::size_t count);
 
-// "NOGROUP No such key 'k' or consumer group 'g'" (XCLAIM, XAUTOCLAIM, XPENDING).
-std::string nogroup_key_or_group(std::string_view key, std::string_view group);
-// "NOGROUP No such consumer group 'g' for key name 'k'" (XGROUP, XINFO CONSUMERS).
-std::string nogroup_for_key(std::string_view key, std::string_view group);
-
 }  // namespace streamd::cmd
