@@ -125,6 +125,28 @@ TEST(StreamGroupSemantics, SeenTimeAndActiveTime) {
   EXPECT_EQ(times(1), "0/10") << "an XAUTOCLAIM that claims nothing is seen only";
 }
 
+// Redis's `>` is the maximal ID inside: an explicit maximal ID reads new entries (and, with
+// nothing new, leaves the stream out of the reply), in 7.0.15 and newest alike.
+TEST(StreamGroupSemantics, MaximalIdReadsLikeGreaterThan) {
+  for (resp::Protocol p : kProtos) {
+    SCOPED_TRACE(ProtoName(p));
+    CommandHarness h;
+    h.Run({"XADD", "s1", "1-0", "f", "v"}, p);
+    h.Run({"XGROUP", "CREATE", "s1", "g1", "0"}, p);
+    h.Run({"XADD", "s2", "1-0", "f", "v"}, p);
+    h.Run({"XGROUP", "CREATE", "s2", "g1", "$"}, p);
+    const std::vector<std::string> read = {
+        "XREADGROUP", "GROUP", "g1", "c1",
+        "STREAMS",    "s1",    "s2", "18446744073709551615-18446744073709551615",
+        "12-0"};
+    EXPECT_EQ(Decode(h.Run(read, p)), p == resp::Protocol::kResp2
+                                          ? "[[\"s1\", [[\"1-0\", [\"f\", \"v\"]]]], [\"s2\", []]]"
+                                          : "{\"s1\": [[\"1-0\", [\"f\", \"v\"]]], \"s2\": []}");
+    EXPECT_EQ(Decode(h.Run(read, p)),
+              p == resp::Protocol::kResp2 ? "[[\"s2\", []]]" : "{\"s2\": []}");
+  }
+}
+
 // ---- item 7: blocked XREADGROUP when its key goes away --------------------------------------
 
 class BlockedGroupRead : public ::testing::Test {
