@@ -153,15 +153,19 @@ bool flush_args_ok(Context& ctx) {
   return false;
 }
 
+// Redis counts one change per key a flush removes (INFO rdb_changes_since_last_save).
 void flushdb_command(Context& ctx) {
   if (!flush_args_ok(ctx)) return;
+  ctx.mark_dirty(ctx.db().size());
   ctx.server.keyspace().flush_db(ctx.session.db);
   ctx.reply.ok();
 }
 
 void flushall_command(Context& ctx) {
   if (!flush_args_ok(ctx)) return;
-  ctx.server.keyspace().flush_all();
+  engine::Keyspace& ks = ctx.server.keyspace();
+  for (int i = 0; i < ks.databases(); ++i) ctx.mark_dirty(ks.db(i).size());
+  ks.flush_all();
   ctx.reply.ok();
 }
 
@@ -192,7 +196,7 @@ void rename_generic(Context& ctx, bool nx) {
   ctx.db().take(src, moved);
   ctx.db().put(dst, std::move(moved));
   ctx.modified(src, events::kRenameFrom);
-  ctx.modified(dst, events::kRenameTo);
+  ctx.modified(dst, events::kRenameTo, 0);  // Redis counts a rename as one change
   if (nx) {
     ctx.reply.integer(1);
   } else {

@@ -433,6 +433,17 @@ TEST(StreamGroupSemantics, DirtyCountsAsRedisDoes) {
   h.Run({"SET", "k", "v"});
   h.Run({"DEL", "k", "x", "missing"});  // one per deleted key
   EXPECT_EQ(Dirty(h), 31);
+  h.Run({"SET", "a", "1"});
+  h.Run({"RENAME", "a", "b"});  // one, not one per key it touches
+  EXPECT_EQ(Dirty(h), 33);
+  h.Run({"MSET", "c", "1", "d", "2", "e", "3"});
+  h.Run({"SELECT", "1"});
+  h.Run({"SET", "f", "1"});
+  EXPECT_EQ(Dirty(h), 37);
+  h.Run({"FLUSHDB"});  // one per key removed
+  EXPECT_EQ(Dirty(h), 38);
+  h.Run({"FLUSHALL"});
+  EXPECT_EQ(Dirty(h), 42);
 }
 
 }  // namespace
