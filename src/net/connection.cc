@@ -63,7 +63,14 @@ void Connection::start() {
   // FrontEnd::reap before the connection can be destroyed.
   s.out = &out_;
   s.kill = [this] { close(); };
-  s.resume = [this] { schedule_wakeup(); };
+  // A woken client's reply is an interaction (Redis counts the write that sends it): without
+  // this, the idle-timeout cron could run between the wake-up and its posted handler, see a
+  // client that is no longer blocked but last spoke before it blocked, and close it with the
+  // reply unsent.
+  s.resume = [this] {
+    if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
+    schedule_wakeup();
+  };
   s.flush = [this] { schedule_wakeup(); };
   if (tls_) {
     asio::co_spawn(fe_.io(), read_loop(shared_from_this()), asio::detached);
