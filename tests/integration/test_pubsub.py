@@ -217,8 +217,9 @@ class PubSubTest(unittest.TestCase):
         p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
         print(f"1 GB published in {elapsed:.1f}s; RSS grew {grown_mb:.1f} MB at most; "
               f"PING p99 {p99:.1f} ms over {len(latencies)} pings")
-        self.assertLess(grown_mb, 4 + 28)
-        self.assertLess(p99, 20.0)
+        if not servers.sanitized():  # ASan's quarantine and slowdown are not the server's
+            self.assertLess(grown_mb, 4 + 28)
+            self.assertLess(p99, 20.0)
         # What the subscriber still has in its socket ends in EOF (or a reset).
         sub.settimeout(5)
         try:
