@@ -159,8 +159,14 @@ class Server:
                             break
                         data += chunk
                     if data == b"+PONG\r\n":
-                        return
-                    last_error = f"PING answered {data!r}"
+                        if self._answers_as_us(s):
+                            return
+                        # Another process took the port between free_port()'s check and our
+                        # bind (other test processes run at the same time): ours fails to bind
+                        # and exits, and _start retries on a new port.
+                        last_error = "another server answers on this port"
+                    else:
+                        last_error = f"PING answered {data!r}"
             except OSError as e:
                 last_error = str(e)
             time.sleep(0.02)
@@ -169,6 +175,22 @@ class Server:
             f"{self.name} did not answer PING within {timeout}s ({last_error})\n"
             f"command: {shlex.join(self.argv)}\n--- log ---\n{self.log_tail()}"
         )
+
+    def _answers_as_us(self, s: socket.socket) -> bool:
+        """Whether the server on the other end of `s` is this process (INFO's process_id)."""
+        s.sendall(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                return False
+            data += chunk
+            head, _, rest = data.partition(b"\r\n")
+            if head.startswith(b"$") and len(rest) >= int(head[1:]) + 2:
+                break
+            if head.startswith(b"-"):
+                return False
+        return f"process_id:{self.proc.pid}\r\n".encode() in rest
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
