@@ -178,6 +178,13 @@ StreamId Stream::first_live_id() const {
 }
 
 StreamId Stream::last_entry_id() const {
+  // Every XREAD asks this once per stream, woken or not. The last node's last entry is live
+  // unless it was deleted (never after an XADD), and then it is the answer at once; only a
+  // tombstone there needs the backward walk, which collects the node's offsets first.
+  if (const StreamNode* last = nodes_.last_value()) {
+    StreamNode::Entry e = last->last_entry();
+    if (!e.deleted) return e.id;
+  }
   Iterator it = scan(StreamId::min(), StreamId::max(), Direction::kBackward);
   return it.next() ? it.id() : StreamId{};
 }

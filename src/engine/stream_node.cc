@@ -291,7 +291,10 @@ StreamId StreamNode::master_id() const {
   return {header()->master_ms, header()->master_seq};
 }
 StreamId StreamNode::last_id() const {
-  return entry(header()->last_off).id;
+  return last_entry().id;
+}
+StreamNode::Entry StreamNode::last_entry() const {
+  return entry(header()->last_off);
 }
 uint32_t StreamNode::live() const {
   return header()->live;

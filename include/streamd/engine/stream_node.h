@@ -64,6 +64,7 @@ class StreamNode {
 
   StreamId master_id() const;
   StreamId last_id() const;  // of the last entry, deleted or not
+  Entry last_entry() const;  // the last entry, deleted or not (from the header: no walk)
   uint32_t live() const;
   uint32_t deleted() const;
   std::size_t bytes() const;     // bytes in use
