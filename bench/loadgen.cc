@@ -15,6 +15,11 @@
 //   consume N consumers of group `--group` on `--key`, each looping XREADGROUP COUNT `--count`
 //          then XACK of exactly the IDs it got, `requests` cycles in all; reports cycles/s
 //          (ops_per_sec), entries/s and per-cycle latency.
+//   pubsub R subscribers (`--readers`) over `--channels` channels (subscriber i on channel
+//          i % channels), N publishers (`--clients`) each looping PUBLISH of a 64-byte payload
+//          carrying its send time to the next channel, `--pipeline` in flight, for `--seconds`;
+//          reports deliveries/s (messages received by subscribers), publishes/s and
+//          PUBLISH-to-delivery latency.
 //
 // Command templates: `__rand__` is replaced by a random integer in [1, keyspace], `__seq__` by
 // a counter that increases by one per command sent (1, 2, 3...), `__client__` by the
@@ -60,6 +65,7 @@ struct Options {
   int slice_ms = 0;              // fanout mode: produce for this long, then pause (0: never pause)
   int pause_ms = 250;            // fanout mode: how long a pause lasts
   long long report_late_us = 0;  // fanout mode: print each delivery later than this (0: none)
+  int channels = 1;              // pubsub mode
   std::vector<std::string> command;
 };
 
@@ -80,6 +86,16 @@ int connect_to(const Options& o) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+// A connection whose readability epoll set `ep` reports with data `tag`.
+int connect_watched(const Options& o, int ep, uint64_t tag) {
+  int fd = connect_to(o);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
   return fd;
 }
 
@@ -403,11 +419,7 @@ int run_fanout(const Options& o) {
     write_all(c);
   };
   for (std::size_t i = 0; i < readers.size(); ++i) {
-    readers[i].fd = connect_to(o);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = i;
-    epoll_ctl(ep, EPOLL_CTL_ADD, readers[i].fd, &ev);
+    readers[i].fd = connect_watched(o, ep, i);
     arm(readers[i]);
   }
   usleep(200000);  // let every reader block
@@ -493,6 +505,105 @@ int run_fanout(const Options& o) {
   return 0;
 }
 
+// The payload of every "message" frame at the front of `in` (RESP2: *3 message channel payload),
+// consumed; the payloads start with the publish time in microseconds.
+void take_messages(std::string& in, std::vector<int64_t>& sent_us) {
+  std::size_t pos = 0, len;
+  while ((len = reply_length(in, pos)) != 0) {
+    std::size_t p = in.find("\r\n", pos) + 2;
+    auto [kind, after_kind] = bulk_at(in, p);
+    if (kind == "message") {
+      auto [channel, after_channel] = bulk_at(in, after_kind);
+      (void)channel;
+      auto [payload, end] = bulk_at(in, after_channel);
+      (void)end;
+      sent_us.push_back(std::atoll(std::string(payload.substr(0, 20)).c_str()));
+    }
+    pos += len;
+  }
+  in.erase(0, pos);
+}
+
+int run_pubsub(const Options& o) {
+  int ep = epoll_create1(0);
+  std::size_t nsub = static_cast<std::size_t>(o.readers);
+  std::size_t npub = static_cast<std::size_t>(o.clients);
+  std::vector<Conn> conns(nsub + npub);
+  auto channel = [&](std::size_t i) { return "bench:ch:" + std::to_string(i % o.channels); };
+  for (std::size_t i = 0; i < conns.size(); ++i) conns[i].fd = connect_watched(o, ep, i);
+  // Subscribe everyone and wait for every confirmation before publishing.
+  char buf[1 << 16];
+  for (std::size_t i = 0; i < nsub; ++i) {
+    append_command(conns[i].out, {"SUBSCRIBE", channel(i)});
+    write_all(conns[i]);
+    while (reply_length(conns[i].in) == 0) {
+      ssize_t r = read(conns[i].fd, buf, sizeof buf);
+      if (r <= 0) return 1;
+      conns[i].in.append(buf, static_cast<std::size_t>(r));
+    }
+    conns[i].in.erase(0, reply_length(conns[i].in));
+  }
+  long long published = 0, deliveries = 0;
+  std::vector<int64_t> lat, sent;
+  auto publish = [&](Conn& c) {
+    std::string payload = std::to_string(now_us());
+    payload.resize(64, 'x');
+    append_command(c.out, {"PUBLISH", channel(c.index++), payload});
+    ++c.pending;
+  };
+  for (std::size_t j = 0; j < npub; ++j) {
+    Conn& c = conns[nsub + j];
+    c.index = j;
+    for (int k = 0; k < o.pipeline; ++k) publish(c);
+    write_all(c);
+  }
+  int64_t t0 = now_us();
+  int64_t end = t0 + static_cast<int64_t>(o.seconds * 1e6);
+  std::vector<epoll_event> events(conns.size());
+  while (now_us() < end) {
+    int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 100);
+    for (int i = 0; i < n; ++i) {
+      std::size_t idx = events[i].data.u64;
+      Conn& c = conns[idx];
+      ssize_t r = read(c.fd, buf, sizeof buf);
+      if (r <= 0) {
+        std::fprintf(stderr, "connection closed\n");
+        return 1;
+      }
+      c.in.append(buf, static_cast<std::size_t>(r));
+      if (idx < nsub) {
+        sent.clear();
+        take_messages(c.in, sent);
+        int64_t t = now_us();
+        deliveries += static_cast<long long>(sent.size());
+        // Every 16th delivery's latency is kept: enough samples, little memory.
+        for (std::size_t k = 0; k < sent.size(); k += 16) lat.push_back(t - sent[k]);
+        continue;
+      }
+      std::size_t len;
+      int answered = 0;
+      while ((len = reply_length(c.in)) != 0) {
+        c.in.erase(0, len);
+        ++answered;
+      }
+      published += answered;
+      c.pending -= answered;
+      if (now_us() < end) {
+        for (int k = 0; k < answered; ++k) publish(c);
+        write_all(c);
+      }
+    }
+  }
+  double secs = static_cast<double>(now_us() - t0) / 1e6;
+  std::printf(
+      "{\"mode\":\"pubsub\",\"subscribers\":%zu,\"publishers\":%zu,\"channels\":%d,"
+      "\"publishes_per_sec\":%.1f,\"deliveries_per_sec\":%.1f,\"p50_us\":%.0f,"
+      "\"p99_us\":%.0f,\"seconds\":%.3f}\n",
+      nsub, npub, o.channels, static_cast<double>(published) / secs,
+      static_cast<double>(deliveries) / secs, percentile(lat, 0.5), percentile(lat, 0.99), secs);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -544,6 +655,8 @@ int main(int argc, char** argv) {
       o.pause_ms = std::atoi(next().c_str());
     } else if (a == "--read-count") {
       o.read_count = std::atoi(next().c_str());
+    } else if (a == "--channels") {
+      o.channels = std::max(1, std::atoi(next().c_str()));
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -552,6 +665,7 @@ int main(int argc, char** argv) {
   for (; i < argc; ++i) o.command.emplace_back(argv[i]);
   if (o.mode == "fanout") return run_fanout(o);
   if (o.mode == "consume") return run_consume(o);
+  if (o.mode == "pubsub") return run_pubsub(o);
   if (o.command.empty()) {
     std::fprintf(stderr, "usage: streamd-loadgen [options] -- COMMAND ARGS...\n");
     return 2;

@@ -169,6 +169,14 @@ WORKLOADS = {
     "fanout100": ("XREAD COUNT 100 BLOCK 0 fan-out: 200 readers, 100 XADD/s (p50 latency µs)",
                   None, ["--mode", "fanout", "--readers", 200, "--seconds", 5, "--rate", 100,
                          "--read-count", 100], "p50_us", False),
+    "pubsub1000": ("PUBLISH 64 B to 1,000 subscribers of one channel, 1 publisher, pipeline 32 "
+                   "(deliveries/s)", None,
+                   ["--mode", "pubsub", "--readers", 1000, "--channels", 1, "--clients", 1,
+                    "--pipeline", 32, "--seconds", 5], "deliveries_per_sec", True),
+    "pubsub50x50": ("PUBLISH 64 B: 50 publishers round-robin over 50 channels, 4 subscribers "
+                    "each, unpipelined (deliveries/s)", None,
+                    ["--mode", "pubsub", "--readers", 200, "--channels", 50, "--clients", 50,
+                     "--seconds", 5], "deliveries_per_sec", True),
     "consume": ("consume cycle: XREADGROUP COUNT 10 + XACK of those IDs, 1M-entry stream, "
                 "50 consumers (cycles/s)", group_on_1m,
                 ["--mode", "consume", "--clients", 50, "--requests", 60000, "--count", 10],
@@ -242,6 +250,41 @@ def memory_per_entry(build, kind, binary, n=1000000):
         rss = srv.rss()
         return (used - base_used) / n, (rss - base_rss) / n
     finally:
+        srv.stop()
+
+
+def memory_per_subscription(kind, binary, clients=100, channels=1000, per_command=100):
+    """Bytes per subscription: `clients` connections (connected before the baseline, so their
+    own buffers do not count) each SUBSCRIBE to the same `channels` channels, `per_command`
+    names per SUBSCRIBE; used_memory and RSS before and after."""
+    srv = Server(kind, binary)
+    socks = []
+    try:
+        for _ in range(clients):
+            s = socket.create_connection(("127.0.0.1", srv.port))
+            s.sendall(b"PING\r\n")
+            assert s.recv(64) == b"+PONG\r\n"
+            socks.append(s)
+        time.sleep(0.2)
+        base_used = int(srv.info()["used_memory"])
+        base_rss = srv.rss()
+        names = [f"mem:channel:{i}" for i in range(channels)]
+        for s in socks:
+            for at in range(0, channels, per_command):
+                chunk = names[at:at + per_command]
+                s.sendall(f"*{len(chunk) + 1}\r\n$9\r\nSUBSCRIBE\r\n".encode() + b"".join(
+                    f"${len(n)}\r\n{n}\r\n".encode() for n in chunk))
+                got = b""
+                while got.count(b"subscribe") < len(chunk):
+                    got += s.recv(1 << 16)
+        time.sleep(0.5)
+        used = int(srv.info()["used_memory"])
+        rss = srv.rss()
+        n = clients * channels
+        return (used - base_used) / n, (rss - base_rss) / n
+    finally:
+        for s in socks:
+            s.close()
         srv.stop()
 
 
@@ -460,6 +503,14 @@ def main():
         mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (used_memory)",
                          per["streamd"][0], per["redis"][0]))
         mem_rows.append(("bytes/entry after 1M XADD `temperature 23.5` (RSS)",
+                         per["streamd"][1], per["redis"][1]))
+    if not only or "subscriptions" in only:
+        per = {k: memory_per_subscription(k, b) for k, b in servers.items()}
+        mem_rows.append(("bytes/subscription, 100 clients × 1,000 shared channels, "
+                         "100 per SUBSCRIBE (used_memory)",
+                         per["streamd"][0], per["redis"][0]))
+        mem_rows.append(("bytes/subscription, 100 clients × 1,000 shared channels, "
+                         "100 per SUBSCRIBE (RSS)",
                          per["streamd"][1], per["redis"][1]))
     if not only or "pending" in only:
         per = {k: memory_per_pending(args.build, k, b) for k, b in servers.items()}

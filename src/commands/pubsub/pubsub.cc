@@ -6,25 +6,6 @@
 
 namespace streamd::cmd {
 
-// ---- NameSet -----------------------------------------------------------------------------------
-
-bool NameSet::insert(std::string_view name) {
-  if (index_.count(name)) return false;
-  order_.emplace_back(name);
-  auto it = std::prev(order_.end());
-  index_.emplace(std::string_view(*it), it);
-  return true;
-}
-
-bool NameSet::erase(std::string_view name) {
-  auto found = index_.find(name);
-  if (found == index_.end()) return false;
-  auto it = found->second;
-  index_.erase(found);  // before the string it views goes
-  order_.erase(it);
-  return true;
-}
-
 // ---- frames ------------------------------------------------------------------------------------
 
 void encode_message(std::string& out, resp::Protocol proto, std::string_view kind,
@@ -42,7 +23,9 @@ void encode_message(std::string& out, resp::Protocol proto, std::string_view kin
 
 bool PubSub::subscribe(Session& s, PubSubKind kind, std::string_view name) {
   if (!s.subs) s.subs = std::make_unique<Subscriptions>();
-  if (!s.subs->of(kind).insert(name)) return false;
+  NameSet& mine = s.subs->of(kind);
+  if (mine.contains(name)) return false;
+  std::string_view key;
   if (kind == PubSubKind::kPattern) {
     auto it = patterns_.find(name);
     if (it == patterns_.end()) {
@@ -50,9 +33,13 @@ bool PubSub::subscribe(Session& s, PubSubKind kind, std::string_view name) {
                .first;
     }
     it->second.subscribers.push_back(&s);
+    key = it->first;
   } else {
-    channel_map(kind)[std::string(name)].push_back(&s);
+    auto [it, added] = channel_map(kind).try_emplace(std::string(name));
+    it->second.push_back(&s);
+    key = it->first;
   }
+  mine.insert(key);
   return true;
 }
 
@@ -72,6 +59,7 @@ bool pattern_matches(const config::GlobMatcher& m, std::string_view channel) {
 }  // namespace
 
 bool PubSub::unsubscribe(Session& s, PubSubKind kind, std::string_view name) {
+  // The session's view goes first: it points at the registry key erased below.
   if (!s.subs || !s.subs->of(kind).erase(name)) return false;
   if (kind == PubSubKind::kPattern) {
     auto it = patterns_.find(name);

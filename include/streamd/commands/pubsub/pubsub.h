@@ -16,12 +16,12 @@
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "streamd/commands/core/notify.h"
@@ -32,21 +32,22 @@ namespace streamd::cmd {
 
 enum class PubSubKind { kChannel, kPattern, kShard };
 
-// An insertion-ordered set of names (one client's channels): O(1) insert, lookup and removal,
-// iteration in subscription order (UNSUBSCRIBE with no argument answers in that order).
+// One client's names of one kind. The views point at the registry's own key strings (node-based
+// containers, so they never move while the name has a subscriber): a subscription costs one
+// small hash node here plus one pointer in the registry's subscriber list. Iteration order is
+// the hash order, as in Redis (UNSUBSCRIBE with no argument answers in it).
 class NameSet {
  public:
-  bool insert(std::string_view name);
-  bool erase(std::string_view name);
-  bool contains(std::string_view name) const { return index_.count(name) > 0; }
-  std::size_t size() const { return order_.size(); }
-  bool empty() const { return order_.empty(); }
-  const std::list<std::string>& names() const { return order_; }
+  // `stable` must outlive its membership (it is the registry's key).
+  bool insert(std::string_view stable) { return names_.insert(stable).second; }
+  bool erase(std::string_view name) { return names_.erase(name) > 0; }
+  bool contains(std::string_view name) const { return names_.count(name) > 0; }
+  std::size_t size() const { return names_.size(); }
+  bool empty() const { return names_.empty(); }
+  const std::unordered_set<std::string_view>& names() const { return names_; }
 
  private:
-  std::list<std::string> order_;
-  // Keys view the strings in order_ (list nodes never move).
-  std::unordered_map<std::string_view, std::list<std::string>::iterator> index_;
+  std::unordered_set<std::string_view> names_;
 };
 
 // One client's subscriptions (Session::subs; null while the client never subscribed).

@@ -139,15 +139,24 @@ TEST(PubSubRegistry, DeferredPushesWaitForTheRunningCommand) {
   EXPECT_EQ(a.flushes, 0);
 }
 
-TEST(PubSubRegistry, SubscriptionOrderIsKept) {
+TEST(PubSubRegistry, ResubscribeAfterTheChannelWentAway) {
+  // The session's names view the registry's keys: erasing the last subscriber's channel and
+  // subscribing again must leave nothing dangling.
   PubSub ps;
-  Client a;
+  Client a, b;
   for (auto n : {"z", "a", "m"}) ps.subscribe(a.s, PubSubKind::kChannel, n);
-  ps.unsubscribe(a.s, PubSubKind::kChannel, "a");
-  ps.subscribe(a.s, PubSubKind::kChannel, "a");
+  EXPECT_TRUE(ps.unsubscribe(a.s, PubSubKind::kChannel, "a"));
+  EXPECT_EQ(ps.channel_count(), 2u);
+  EXPECT_TRUE(ps.subscribe(b.s, PubSubKind::kChannel, "a"));
+  EXPECT_TRUE(ps.subscribe(a.s, PubSubKind::kChannel, "a"));
   std::vector<std::string> names(a.s.subs->channels.names().begin(),
                                  a.s.subs->channels.names().end());
-  EXPECT_EQ(names, (std::vector<std::string>{"z", "m", "a"}));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "m", "z"}));
+  EXPECT_EQ(ps.publish("a", "x"), 2u);
+  ps.unsubscribe_all(b.s);
+  EXPECT_EQ(ps.publish("a", "y"), 1u);
+  EXPECT_TRUE(a.s.subs->channels.contains("a"));
 }
 
 TEST(PubSubRegistry, ManySubscribersOneEncodingEach) {
