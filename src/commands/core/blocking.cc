@@ -72,16 +72,17 @@ void BlockingRegistry::serve_ready(Dispatcher& d) {
     for (const std::string& id : keys) {
       auto it = waiters_.find(id);
       if (it == waiters_.end()) continue;
-      std::vector<Session*> snapshot(it->second.begin(), it->second.end());
-      for (Session* s : snapshot) {
-        if (!s->blocked) continue;
-        // Still waiting on this key? (An earlier wake-up in this pass may have served it.)
-        auto again = waiters_.find(id);
-        if (again == waiters_.end() ||
-            std::find(again->second.begin(), again->second.end(), s) == again->second.end()) {
-          continue;
-        }
-        std::vector<std::string> argv = s->blocked->argv;
+      // The whole list is taken: each client in it is served (or skipped) now, so forget() does
+      // not have to search it for every one of them (that made a fan-out to N readers cost
+      // N^2/2 pointer comparisons). A client that blocks on the key again starts a new list.
+      std::deque<Session*> batch = std::move(it->second);
+      waiters_.erase(it);
+      const uint64_t turn_start = next_seq_;
+      for (Session* s : batch) {
+        // Served already in this pass (it waited on this key twice, or on two ready keys), or
+        // blocked again during it: not re-run for this key now.
+        if (!s->blocked || s->blocked->seq >= turn_start) continue;
+        std::vector<std::string> argv = std::move(s->blocked->argv);
         int64_t deadline = s->blocked->deadline_ms;
         forget(*s);
         if (d.rerun_blocked(*s, argv, deadline) == DispatchResult::kDone) {

@@ -168,6 +168,41 @@ TEST_F(StreamReadTest, XreadBlockWokenByAnAdd) {
                      "*2\r\n$1\r\na\r\n$1\r\nb\r\n");
 }
 
+TEST_F(StreamReadTest, AWokenKeyServesEachWaitingClientOnceInBlockingOrder) {
+  // serve_ready takes the key's whole wait list at once: a client listed twice (the same key
+  // named twice) is re-run once, a client that blocks again during the pass is not re-run
+  // again for that key, and the others are answered in the order they blocked.
+  std::string twice, first, last;
+  h.session(2).out = &twice;
+  h.session(3).out = &first;
+  h.session(4).out = &last;
+  EXPECT_EQ(h.RunRaw({"XREAD", "BLOCK", "0", "STREAMS", "s", "s", "$", "$"}, Protocol::kResp2, 2),
+            "");
+  EXPECT_EQ(h.RunRaw({"XREAD", "BLOCK", "0", "STREAMS", "s", "$"}, Protocol::kResp2, 3), "");
+  EXPECT_EQ(h.RunRaw({"XREAD", "BLOCK", "0", "STREAMS", "s", "$"}, Protocol::kResp2, 4), "");
+  // An entry added and deleted in one transaction: every re-run finds nothing and blocks again.
+  h.Run({"MULTI"}, Protocol::kResp3, 1);
+  h.Run({"XADD", "s", "5-1", "f", "5"}, Protocol::kResp3, 1);
+  h.Run({"XDEL", "s", "5-1"}, Protocol::kResp3, 1);
+  h.Run({"EXEC"}, Protocol::kResp3, 1);
+  h.dispatcher().after_batch();
+  EXPECT_EQ(twice + first + last, "");
+  EXPECT_EQ(h.server().blocking().blocked_clients(), 3u);
+  uint64_t seq2 = h.session(2).blocked->seq;
+  EXPECT_LT(seq2, h.session(3).blocked->seq);  // blocked again in their old order
+  EXPECT_LT(h.session(3).blocked->seq, h.session(4).blocked->seq);
+  // A real entry: each is answered exactly once.
+  h.Run({"XADD", "s", "6-1", "f", "6"}, Protocol::kResp3, 1);
+  h.dispatcher().after_batch();
+  std::string stream = "*2\r\n$1\r\ns\r\n" + Entries({6});
+  std::string want = "*1\r\n" + stream;
+  EXPECT_EQ(twice, "*2\r\n" + stream + stream);  // one reply, the key named twice in it
+  EXPECT_EQ(first, want);
+  EXPECT_EQ(last, want);
+  EXPECT_EQ(h.server().blocking().blocked_clients(), 0u);
+  EXPECT_EQ(h.server().blocking().keys_with_waiters(), 0u);
+}
+
 TEST_F(StreamReadTest, XreadBlockAnswersAtOnceWhenItCannotBlock) {
   // Entries already there: no blocking at all.
   EXPECT_EQ(h.Run({"XREAD", "BLOCK", "0", "STREAMS", "s", "3-1"}),
