@@ -200,7 +200,10 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   // (e.g. through the keyspace) counts one. A command that blocks counts what it did before
   // blocking (XREADGROUP creates its consumer).
   uint64_t dirty = ctx.dirty;
-  if (dirty == 0 && (spec.flags & kWrite) && server_.changes() != changes_before) dirty = 1;
+  if (dirty == 0 && !ctx.dirty_counted && (spec.flags & kWrite) &&
+      server_.changes() != changes_before) {
+    dirty = 1;
+  }
   server_.add_dirty(dirty);
   server_.end_unit(&s);
   // MONITOR shows a command once, when it first runs (a wake-up re-run is not shown again).

@@ -444,6 +444,9 @@ TEST(StreamGroupSemantics, DirtyCountsAsRedisDoes) {
   EXPECT_EQ(Dirty(h), 38);
   h.Run({"FLUSHALL"});
   EXPECT_EQ(Dirty(h), 42);
+  h.Run({"FLUSHALL"});  // nothing to remove: no change
+  h.Run({"FLUSHDB"});
+  EXPECT_EQ(Dirty(h), 42);
 }
 
 }  // namespace

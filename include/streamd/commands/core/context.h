@@ -62,7 +62,12 @@ class Context {
   void notify(const KeyspaceEvent& ev, std::string_view key) { server.notify(ev, key, session.db); }
   // `changes` changes that signal no key (a consumer created, entries acknowledged or claimed,
   // FLUSHALL...): the command propagates and INFO's change counter moves.
-  void mark_dirty(uint64_t changes = 1) { dirty += changes; }
+  // mark_dirty(0) says the command counted its changes and there were none (FLUSHALL of an
+  // empty keyspace), so dispatch does not count its keyspace change as one.
+  void mark_dirty(uint64_t changes = 1) {
+    dirty += changes;
+    dirty_counted = true;
+  }
 
   // Propagates `argv` (in the current database) instead of this command's own argv: the
   // deterministic form of what the command did (XADD with its generated ID, PEXPIREAT instead
@@ -87,6 +92,7 @@ class Context {
   bool propagating() const { return server.propagating(); }
 
   uint64_t dirty = 0;                 // changes made (modified(), mark_dirty()), Redis-counted
+  bool dirty_counted = false;         // mark_dirty() was called, even with 0
   bool explicit_propagation = false;  // propagate()/propagate_nothing() was called
 
   // May this command block? False inside MULTI/EXEC (Redis answers a would-block read at once).
