@@ -170,7 +170,8 @@ bool parse_manifest(std::string_view text, Manifest& out, std::string* err) {
       const std::string& k = args[i];
       const std::string& v = args[i + 1];
       if (k == "file") {
-        if (v.empty() || v.find('/') != std::string::npos) {
+        // A name, not a path; and no NUL: the file functions would read it as a shorter name.
+        if (v.empty() || v.find('/') != std::string::npos || v.find('\0') != std::string::npos) {
           return fail(lineno, "invalid file name '" + v + "'");
         }
         f.name = v;

@@ -71,6 +71,20 @@ TEST(Manifest, RejectsMalformedManifests) {
   }
 }
 
+// Found by tests/fuzz/aof_loader_fuzz.cc: a quoted name may hold a NUL byte, and the file
+// functions take C strings, so "a.aof\0x" would open (and, when truncated, cut) "a.aof", and a
+// name starting with NUL the directory itself.
+TEST(Manifest, RejectsNamesWithNulBytes) {
+  for (std::string text : {std::string("file \"a.aof\\x00x\" seq 1 type b\n"),
+                           std::string("file 'a.aof\0x' seq 1 type b\n", 28),
+                           std::string("file '\0' seq 1 type i\n", 22)}) {
+    Manifest m;
+    std::string err;
+    EXPECT_FALSE(parse_manifest(text, m, &err)) << text;
+    EXPECT_NE(err.find("invalid file name"), std::string::npos) << err;
+  }
+}
+
 TEST(Manifest, FileNames) {
   EXPECT_EQ(manifest_name("appendonly.aof"), "appendonly.aof.manifest");
   EXPECT_EQ(base_file_name("appendonly.aof", 3), "appendonly.aof.3.base.aof");
