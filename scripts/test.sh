@@ -6,13 +6,16 @@
 #   3. check the differential scripts themselves: redis-server vs redis-server
 #   4. ASan+UBSan build in build-asan, with asserts (no NDEBUG): the whole ctest suite again
 #      (unit, integration, differential) against the sanitizer binary
+#   5. the libFuzzer targets (tests/fuzz: request parser, command layer, AOF loader), built with
+#      clang in build-fuzz, each run briefly from its committed corpus
 #
 # Tests run JOBS at a time (ctest -j): each starts its servers on free ports in directories of
 # its own, and most of their time is spent waiting on servers, not computing.
 #
-# Usage: scripts/test.sh [--no-asan] [--no-install]
-# Environment: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), JOBS (2), STREAMD_TEST_CXX_FLAGS
-#   (compiler flags of the test build, default "-O2 -g0 -DNDEBUG").
+# Usage: scripts/test.sh [--no-asan] [--no-fuzz] [--no-install]
+# Environment: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), FUZZ_OUT (build-fuzz), JOBS (2),
+#   STREAMD_TEST_CXX_FLAGS (compiler flags of the test build, default "-O2 -g0 -DNDEBUG"),
+#   FUZZ_SECONDS (seconds per fuzz target, default 15).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -20,12 +23,14 @@ BUILD_DIR=${BUILD_DIR:-build}
 ASAN_BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 JOBS=${JOBS:-2}
 run_asan=1
+run_fuzz=1
 install=1
 for arg in "$@"; do
   case "$arg" in
     --no-asan) run_asan=0 ;;
+    --no-fuzz) run_fuzz=0 ;;
     --no-install) install=0 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown option: $arg" >&2; exit 2 ;;
   esac
 done
@@ -65,6 +70,16 @@ if ((run_asan)); then
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   step "ctest under sanitizers: unit, integration and differential ($ASAN_BUILD_DIR)"
   ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j"$JOBS"
+fi
+
+if ((run_fuzz)); then
+  step "build the fuzz targets with clang (${FUZZ_OUT:-build-fuzz})"
+  JOBS=$JOBS tests/fuzz/build_and_run.sh --build-only
+  # A crash, a sanitizer report or a broken check stops the run with a reproducer in FUZZ_OUT.
+  for target in request_parser commands aof_loader; do
+    step "fuzz $target for ${FUZZ_SECONDS:-15}s"
+    tests/fuzz/build_and_run.sh "$target" "${FUZZ_SECONDS:-15}" 2>&1 | tail -n 25
+  done
 fi
 
 step "all tests passed"

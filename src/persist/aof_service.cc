@@ -23,6 +23,7 @@
 #include "streamd/persist/aof_loader.h"
 #include "streamd/persist/dataset_writer.h"
 #include "streamd/persist/file_util.h"
+#include "streamd/persist/loading_runner.h"
 
 namespace streamd::persist {
 
@@ -36,57 +37,6 @@ int64_t mono_us() {
   using namespace std::chrono;
   return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
 }
-
-std::string describe(std::span<const std::string_view> argv) {
-  std::string out;
-  for (std::size_t i = 0; i < argv.size() && i < 8; ++i) {
-    if (i) out += ' ';
-    out.append(argv[i].substr(0, 64));
-  }
-  if (argv.size() > 8) out += " ...";
-  return out;
-}
-
-// Replays commands through the dispatcher as a client whose replies go nowhere.
-class LoadingRunner final : public AofCommandRunner {
- public:
-  explicit LoadingRunner(cmd::Dispatcher& d) : d_(d) {
-    session_.authenticated = true;
-    session_.name = "aof-loader";
-  }
-
-  bool known(std::span<const std::string_view> argv) const override {
-    return cmd::CommandTable::instance().find(argv[0]) != nullptr;
-  }
-
-  void run(std::span<const std::string_view> argv) override {
-    out_.clear();
-    d_.execute(session_, argv, out_);
-    if (!out_.empty() && out_[0] == '-') {
-      // Redis ignores replies while loading; a failing command still deserves a trace, since it
-      // means the file and this server disagree about something.
-      if (++failed_ <= 5) {
-        auto eol = out_.find('\r');
-        spdlog::warn("A command of the AOF failed while loading: {} -> {}", describe(argv),
-                     out_.substr(1, eol == std::string::npos ? std::string::npos : eol - 1));
-      }
-    }
-  }
-
-  void discard_transaction() override {
-    session_.in_multi = false;
-    session_.multi_error = false;
-    session_.queued.clear();
-  }
-
-  uint64_t failed() const { return failed_; }
-
- private:
-  cmd::Dispatcher& d_;
-  cmd::Session session_;
-  std::string out_;
-  uint64_t failed_ = 0;
-};
 
 // Closes every descriptor from `first` on (the rewrite child must not hold the parent's
 // listening sockets or files open: a restarted server could not bind its port).

@@ -1,0 +1,232 @@
+// libFuzzer target for the command layer: argument vectors through cmd::Dispatcher in-process,
+// the way the network layer runs them, with a manual clock and no sockets (build and run:
+// tests/fuzz/build_and_run.sh commands).
+//
+// Input: text lines in the differential scripts' syntax (tests/differential/README.md), so those
+// scripts seed the corpus: one command per line in redis-cli quoting; "@N " in front (N = 1..4)
+// sends it as client N; "!sleep MS" moves the clock forward (then the cron and the blocked
+// clients' deadlines run, as the network layer's timer would); other "!" lines and "#" comments
+// are ignored. Each input runs twice on a fresh server: once with every client starting in RESP2,
+// once in RESP3 (HELLO still switches).
+//
+// Checked after every command, for every client:
+// - a command that finished wrote exactly one complete reply (a pub/sub command may write one per
+//   channel), a command that blocked wrote nothing, and a blocked client is answered exactly once
+//   when it wakes (its key was written, its timeout passed, CLIENT UNBLOCK);
+// - a client in RESP2 never receives a RESP3-only type; simple strings and errors hold no CR/LF;
+// - MONITOR output is well-formed RESP;
+// and, through ASan/UBSan and the engine's asserts (compiled in here), no memory error, no
+// undefined behaviour, no broken invariant.
+//
+// A successful SHUTDOWN ends the input (the server would exit; it answers nothing).
+// Left out: DEBUG SLEEP with a positive time (it really sleeps). Big strings are capped by
+// proto-max-bulk-len 1mb so that SETRANGE/APPEND cannot spend the time budget on memset.
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reply_reader.h"
+#include "streamd/commands/core/command_table.h"
+#include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
+#include "streamd/config/config.h"
+#include "streamd/engine/clock.h"
+#include "streamd/persist/manifest.h"
+
+namespace {
+
+using namespace streamd;
+
+constexpr int kClients = 4;
+constexpr int64_t kStartMs = 1700000000000;
+constexpr std::size_t kMaxCommands = 256;
+
+// The command being checked, printed when a check fails (the reproducer is then readable).
+std::string g_current;
+std::string g_reply;
+
+void check(bool ok) {
+  if (ok) return;
+  std::fprintf(stderr, "check failed after: %s\nreply bytes: %s\n", g_current.c_str(),
+               g_reply.c_str());
+  std::abort();
+}
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Checks `bytes` holds exactly `n` complete replies (or at least `n` when `at_least`), none of a
+// RESP3-only type when `proto` is RESP2.
+void check_replies(std::string_view bytes, std::size_t n, bool at_least, resp::Protocol proto) {
+  g_reply.assign(bytes.substr(0, 400));
+  std::size_t count = 0;
+  while (!bytes.empty()) {
+    test::ReplyScan r = test::ScanReply(bytes);
+    check(r.length > 0);
+    check(!(proto == resp::Protocol::kResp2 && r.resp3_types));
+    bytes.remove_prefix(r.length);
+    ++count;
+  }
+  check(at_least ? count >= n : count == n);
+}
+
+struct Client {
+  uint64_t id = 0;
+  std::string async;  // what the server writes outside execute(): wake-ups, MONITOR lines
+  bool killed = false;
+};
+
+class World {
+ public:
+  explicit World(resp::Protocol proto) : dispatcher_(server_) {
+    cfg_.force_set("proto-max-bulk-len", "1mb");
+    cfg_.force_set("enable-debug-command", "yes");
+    server_.request_shutdown = [this] { shut_down_ = true; };
+    for (int i = 0; i < kClients; ++i) connect(i, proto);
+  }
+
+  void run(std::span<const std::string_view> argv, int client) {
+    if (argv.empty()) return;
+    if (argv.size() >= 3 && iequal(argv[0], "debug") && iequal(argv[1], "sleep")) return;
+    Client& c = clients_[client];
+    cmd::Session* s = server_.session(c.id);
+    // A blocked client's connection reads nothing more until it is answered.
+    if (s->blocked) return;
+    g_current = "@" + std::to_string(client + 1) +
+                (s->proto == resp::Protocol::kResp2 ? " RESP2" : " RESP3");
+    for (auto a : argv) g_current += " " + std::string(a.substr(0, 80));
+    std::string out;
+    cmd::DispatchResult r = dispatcher_.execute(*s, argv, out);
+    if (r == cmd::DispatchResult::kBlocked) {
+      check(out.empty());
+      check(s->blocked != nullptr);
+    } else if (shut_down_) {
+      check(out.empty());  // SHUTDOWN answers nothing: the server exits
+      return;
+    } else {
+      const cmd::CommandSpec* spec = cmd::CommandTable::instance().find(argv[0]);
+      bool pubsub = spec && (spec->flags & cmd::kPubsub);
+      check_replies(out, 1, pubsub, s->proto);
+    }
+    settle();
+  }
+
+  bool shut_down() const { return shut_down_; }
+
+  void advance(int64_t ms) {
+    clock_.advance(ms);
+    server_.cron();
+    settle();
+  }
+
+ private:
+  void connect(int i, resp::Protocol proto) {
+    auto s = std::make_unique<cmd::Session>();
+    s->id = server_.next_client_id();
+    s->addr = "127.0.0.1:" + std::to_string(40000 + i);
+    s->laddr = "127.0.0.1:6379";
+    s->created_ms = clock_.now_ms();
+    s->last_interaction_ms = clock_.now_ms();
+    s->proto = proto;
+    Client& c = clients_[i];
+    c = Client{};
+    c.id = s->id;
+    s->out = &c.async;
+    cmd::Session* raw = s.get();
+    // A woken client gets exactly one reply, in the protocol it speaks.
+    s->resume = [&c, raw] {
+      check_replies(c.async, 1, false, raw->proto);
+      c.async.clear();
+    };
+    s->flush = [&c, raw] {
+      check_replies(c.async, 1, true, raw->proto);
+      c.async.clear();
+    };
+    s->kill = [&c] { c.killed = true; };
+    server_.add_session(std::move(s));
+  }
+
+  // What the network layer does after a batch: wake clients whose keys became ready, expire
+  // deadlines, close killed connections (a new one takes the slot, like a client reconnecting).
+  void settle() {
+    dispatcher_.after_batch();
+    for (int i = 0; i < kClients; ++i) {
+      Client& c = clients_[i];
+      check(c.async.empty());
+      if (!c.killed) continue;
+      resp::Protocol proto = server_.session(c.id)->proto;
+      server_.remove_session(c.id);
+      connect(i, proto);
+    }
+  }
+
+  engine::ManualClock clock_{kStartMs};
+  config::Config cfg_;
+  cmd::Server server_{cfg_, clock_};
+  cmd::Dispatcher dispatcher_;
+  Client clients_[kClients];
+  bool shut_down_ = false;
+};
+
+void run_script(std::string_view input, resp::Protocol proto) {
+  World w(proto);
+  std::vector<std::string> args;
+  std::vector<std::string_view> views;
+  std::size_t commands = 0;
+  while (!input.empty() && commands < kMaxCommands && !w.shut_down()) {
+    std::size_t eol = input.find('\n');
+    std::string_view line = input.substr(0, eol);
+    input.remove_prefix(eol == std::string_view::npos ? input.size() : eol + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    int client = 0;
+    if (line.size() >= 3 && line[0] == '@' && line[1] >= '1' && line[1] <= '0' + kClients &&
+        line[2] == ' ') {
+      client = line[1] - '1';
+      line.remove_prefix(3);
+    }
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '!') {
+      if (line.substr(0, 7) == "!sleep ") {
+        int64_t ms = std::strtoll(std::string(line.substr(7, 12)).c_str(), nullptr, 10);
+        if (ms > 0) w.advance(ms);
+      }
+      continue;
+    }
+    if (!persist::split_args(line, args) || args.empty()) continue;
+    views.assign(args.begin(), args.end());
+    w.run(views, client);
+    ++commands;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  spdlog::set_level(spdlog::level::off);
+  cmd::CommandTable::instance();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  run_script(input, resp::Protocol::kResp2);
+  run_script(input, resp::Protocol::kResp3);
+  return 0;
+}
