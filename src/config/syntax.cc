@@ -1,6 +1,7 @@
 #include "streamd/config/syntax.h"
 
 #include <limits>
+#include "streamd/text/ascii.h"
 #include "streamd/text/repr.h"
 
 namespace streamd::config {
@@ -10,13 +11,6 @@ namespace {
 // isspace() in the C locale, without the locale lookup.
 inline bool is_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-inline int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -37,9 +31,10 @@ std::optional<std::vector<std::string>> split_args(std::string_view line) {
       switch (mode) {
         case Mode::kDouble:
           if (i >= n) return std::nullopt;  // no closing quote
-          if (c == '\\' && at(i + 1) == 'x' && hex_value(at(i + 2)) >= 0 &&
-              hex_value(at(i + 3)) >= 0) {
-            arg += static_cast<char>(hex_value(at(i + 2)) * 16 + hex_value(at(i + 3)));
+          if (c == '\\' && at(i + 1) == 'x' && text::hex_digit_value(at(i + 2)) >= 0 &&
+              text::hex_digit_value(at(i + 3)) >= 0) {
+            arg += static_cast<char>(text::hex_digit_value(at(i + 2)) * 16 +
+                                     text::hex_digit_value(at(i + 3)));
             i += 3;
           } else if (c == '\\' && i + 1 < n) {
             ++i;
@@ -139,14 +134,7 @@ std::string ascii_lower(std::string_view s) {
 }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
+  return text::iequals(a, b);
 }
 
 std::optional<std::int64_t> parse_strict_int(std::string_view s) noexcept {

@@ -3,21 +3,12 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include "streamd/text/ascii.h"
 #include "streamd/text/repr.h"
 
 namespace streamd::persist {
 
 namespace {
-
-bool is_hex(char c) {
-  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
 
 bool needs_quotes(std::string_view s) {
   if (s.empty()) return true;
@@ -58,9 +49,10 @@ bool split_args(std::string_view line, std::vector<std::string>& out) {
       if (in_dq) {
         if (i >= n) return false;
         char c = line[i];
-        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) &&
-            is_hex(line[i + 3])) {
-          cur += static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3]));
+        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && text::is_hex_digit(line[i + 2]) &&
+            text::is_hex_digit(line[i + 3])) {
+          cur += static_cast<char>(text::hex_digit_value(line[i + 2]) * 16 +
+                                   text::hex_digit_value(line[i + 3]));
           i += 4;
         } else if (c == '\\' && i + 1 < n) {
           char e = line[i + 1];

@@ -1,8 +1,9 @@
 #include "streamd/resp/request_parser.h"
-
 #include <algorithm>
 #include <climits>
 #include <cstring>
+
+#include "streamd/text/ascii.h"
 
 namespace streamd::resp {
 
@@ -51,16 +52,6 @@ bool is_blank(char c) {
 // inside an argument but skips them between arguments).
 bool ends_unquoted(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-bool is_hex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
 }
 
 char unescape(char c) {
@@ -193,10 +184,10 @@ bool RequestParser::split_inline(std::string_view line, std::vector<std::string_
         for (++i;; ++i) {
           if (i == n) return false;
           c = line[i];
-          if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) &&
-              is_hex(line[i + 3])) {
-            inline_storage_.push_back(
-                static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3])));
+          if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && text::is_hex_digit(line[i + 2]) &&
+              text::is_hex_digit(line[i + 3])) {
+            inline_storage_.push_back(static_cast<char>(text::hex_digit_value(line[i + 2]) * 16 +
+                                                        text::hex_digit_value(line[i + 3])));
             i += 3;
           } else if (c == '\\' && i + 1 < n) {
             inline_storage_.push_back(unescape(line[i + 1]));

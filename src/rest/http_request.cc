@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "streamd/commands/core/error_text.h"
+#include "streamd/text/ascii.h"
 
 namespace streamd::rest {
 
@@ -21,9 +22,7 @@ HttpRequestParser& self(http_parser* p) {
   return *static_cast<HttpRequestParser*>(p->data);
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
+using text::iequals;
 
 }  // namespace
 

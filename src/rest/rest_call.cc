@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "streamd/commands/core/error_text.h"
+#include "streamd/text/ascii.h"
 
 namespace streamd::rest {
 
@@ -12,13 +13,6 @@ namespace errors = cmd::errors;
 using nlohmann::json;
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // One JSON array element as a command argument: strings as they are, numbers as their decimal
 // text (the SDKs send counts and scores as numbers), booleans as "true"/"false".
@@ -65,7 +59,7 @@ bool url_decode(std::string_view in, std::string& out) {
       continue;
     }
     if (i + 2 >= in.size()) return false;
-    int hi = hex_value(in[i + 1]), lo = hex_value(in[i + 2]);
+    int hi = text::hex_digit_value(in[i + 1]), lo = text::hex_digit_value(in[i + 2]);
     if (hi < 0 || lo < 0) return false;
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;

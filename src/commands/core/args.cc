@@ -1,5 +1,4 @@
 #include "streamd/commands/core/args.h"
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -7,18 +6,12 @@
 #include <limits>
 #include <string>
 
+#include "streamd/text/ascii.h"
+
 namespace streamd::cmd {
 
 bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    unsigned char x = static_cast<unsigned char>(a[i]);
-    unsigned char y = static_cast<unsigned char>(b[i]);
-    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
+  return text::iequals(a, b);
 }
 
 std::optional<unsigned long long> parse_uint(std::string_view s) {
