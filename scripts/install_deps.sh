@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(cmake g++ make libasio-dev libfmt-dev libspdlog-dev libgtest-dev
           libssl-dev libhttp-parser-dev nlohmann-json3-dev openssl
           redis-server redis-tools python3 python3-redis nodejs
-          clang libclang-rt-14-dev)  # the libFuzzer targets (tests/fuzz)
+          clang libclang-rt-14-dev  # the libFuzzer targets (tests/fuzz)
+          prometheus)  # tests/integration/test_metrics.py scrapes streamd with a real Prometheus
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -156,6 +156,9 @@ int main(int argc, char** argv) {
   // The REST API (rest-port) shares the loop, the dispatcher and the TLS context.
   rest::RestServer rest_server(front_end, cfg);
   if (!rest_server.listen()) return 1;
+  // GET /metrics on metrics-port (the REST port serves it too): the same HTTP code, its own role.
+  rest::RestServer metrics_server(front_end, cfg, rest::RestServer::Role::kMetrics);
+  if (!metrics_server.listen()) return 1;
   spdlog::info("Running mode=standalone, port={}.", settings.port);
 
   // Persistence: load the AOF (or create it) before accepting clients; at shutdown, before
@@ -165,14 +168,19 @@ int main(int argc, char** argv) {
   server.reset_dirty();  // what the AOF loaded is saved, not a change since the last save
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
   front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
+  front_end.add_shutdown_hook([&metrics_server] { metrics_server.shutdown(); });
 
   spdlog::warn("Server initialized");
   front_end.start();
   rest_server.start();
+  metrics_server.start();
   for (const std::string& ep : front_end.endpoints()) {
     spdlog::info("Ready to accept connections at {}", ep);
   }
   for (const std::string& ep : rest_server.endpoints()) {
+    spdlog::info("Ready to accept connections at {}", ep);
+  }
+  for (const std::string& ep : metrics_server.endpoints()) {
     spdlog::info("Ready to accept connections at {}", ep);
   }
 

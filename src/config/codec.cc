@@ -320,6 +320,27 @@ std::vector<std::string> percentiles_rewrite(const Value& v, const Value& def, b
   return {list.empty() ? std::string("\"\"") : join(list)};
 }
 
+// ---- a list of glob patterns (metrics-streams): one or more words; "" for none ----
+
+Value globs_initial() {
+  return std::vector<std::string>{};
+}
+
+std::optional<std::string> globs_parse(std::span<const std::string> args, Value& v, bool) {
+  std::vector<std::string> out;
+  if (!(args.size() == 1 && args[0].empty())) out.assign(args.begin(), args.end());
+  v = std::move(out);
+  return std::nullopt;
+}
+
+std::vector<std::string> globs_rewrite(const Value& v, const Value& def, bool in_file) {
+  if (!in_file && v == def) return {};
+  const auto& list = std::get<std::vector<std::string>>(v);
+  std::vector<std::string> args;
+  for (const auto& a : list) args.push_back(rewrite_arg(a));
+  return {list.empty() ? std::string("\"\"") : join(args)};
+}
+
 }  // namespace
 
 const SpecialCodec kBindCodec{bind_initial, bind_parse, bind_format, bind_rewrite, 0,
@@ -330,6 +351,8 @@ const SpecialCodec kOutputBufferLimitCodec{cobl_initial, cobl_parse, cobl_format
                                            kUnbounded,   true};
 const SpecialCodec kNotifyEventsCodec{
     notify_initial, notify_parse, notify_format, notify_rewrite, 1, 1, false};
+const SpecialCodec kGlobListCodec{globs_initial, globs_parse, bind_format, globs_rewrite, 1,
+                                  kUnbounded,    true};
 const SpecialCodec kPercentilesCodec{percentiles_initial,
                                      percentiles_parse,
                                      percentiles_format,

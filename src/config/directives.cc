@@ -120,6 +120,14 @@ const Directive kDirectives[] = {
     memory_row("rest-max-body-size", "64mb", 1024, kLongMax),
     int_row("rest-idle-timeout", "60", 0, kIntMax),
 
+    // ---- Prometheus metrics (streamd's own; metrics-port 0 = only on the REST port, if any) ----
+    int_row("metrics-port", "0", 0, 65535).immutable(),
+    special_row("metrics-bind", "127.0.0.1 -::1", kBindCodec).immutable(),
+    string_row("metrics-token", ""),
+    bool_row("metrics-tls", "no").immutable(),
+    special_row("metrics-streams", "*", kGlobListCodec),
+    int_row("metrics-max-streams", "1000", 0, kIntMax),
+
     // ---- general ----
     string_row("dir", "./").protected_config(),
     int_row("databases", "16", 1, kIntMax).immutable(),

@@ -1,20 +1,24 @@
 #include "streamd/rest/http_connection.h"
 
 #include <spdlog/spdlog.h>
+#include <strings.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
+
 #include <chrono>
 
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/commands/server/metrics.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
+#include "streamd/rest/access.h"
 #include "streamd/rest/http_response.h"
 #include "streamd/rest/resp_to_json.h"
 #include "streamd/rest/rest_call.h"
@@ -137,9 +141,41 @@ void HttpConnection::process() {
   flush();
 }
 
+bool HttpConnection::serve_metrics(const HttpRequest& req) {
+  std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
+  if (path != "/metrics") {
+    if (rs_.role() != RestServer::Role::kMetrics) return false;
+    respond_text(404, "text/plain", "Not Found\n");
+    return true;
+  }
+  if (req.method != "GET" && req.method != "HEAD") {
+    respond_text(405, "text/plain", "Method Not Allowed\n");
+    return true;
+  }
+  // metrics-token when set; otherwise the REST port takes its own tokens and the metrics port
+  // is open (bind it to an address only the scraper reaches).
+  std::string_view given;
+  if (req.authorization.size() > 7 && ::strncasecmp(req.authorization.c_str(), "Bearer ", 7) == 0) {
+    given = std::string_view(req.authorization).substr(7);
+  }
+  bool allowed = true;
+  if (!rs_.metrics_token().empty()) {
+    allowed = check_token(given, rs_.metrics_token(), {}) != Access::kDenied;
+  } else if (rs_.role() == RestServer::Role::kRest) {
+    allowed = check_token(given, rs_.token(), rs_.readonly_token()) != Access::kDenied;
+  }
+  if (!allowed) {
+    respond_text(401, "text/plain", "Unauthorized\n");
+    return true;
+  }
+  respond_text(200, cmd::kMetricsContentType, cmd::metrics_text(rs_.server()));
+  return true;
+}
+
 void HttpConnection::begin_request(const HttpRequest& req) {
   keep_alive_ = req.keep_alive;
   head_only_ = req.method == "HEAD";
+  if (serve_metrics(req)) return;
   RestCall call;
   std::string error;
   bool decoded = decode_call(req, call, error);
@@ -209,6 +245,12 @@ void HttpConnection::end_session() {
 
 void HttpConnection::respond(int status, const std::string& json_body) {
   append_response(out_, status, json_body, keep_alive_, head_only_);
+  if (!keep_alive_) close_after_write_ = true;
+}
+
+void HttpConnection::respond_text(int status, std::string_view content_type,
+                                  std::string_view body) {
+  append_response(out_, status, body, content_type, keep_alive_, head_only_);
   if (!keep_alive_) close_after_write_ = true;
 }
 

@@ -29,12 +29,17 @@ std::string_view reason_phrase(int status) {
 
 void append_response(std::string& out, int status, std::string_view json_body, bool keep_alive,
                      bool head_only) {
+  append_response(out, status, json_body, "application/json", keep_alive, head_only);
+}
+
+void append_response(std::string& out, int status, std::string_view body,
+                     std::string_view content_type, bool keep_alive, bool head_only) {
   fmt::format_to(std::back_inserter(out),
-                 "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+                 "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n"
                  "Connection: {}\r\n\r\n",
-                 status, reason_phrase(status), json_body.size(),
+                 status, reason_phrase(status), content_type, body.size(),
                  keep_alive ? "keep-alive" : "close");
-  if (!head_only) out.append(json_body);
+  if (!head_only) out.append(body);
 }
 
 }  // namespace streamd::rest

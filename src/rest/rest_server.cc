@@ -20,18 +20,24 @@
 
 namespace streamd::rest {
 
-RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg)
+RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg, Role role)
     : fe_(fe),
       cfg_(cfg),
+      role_(role),
       token_(cfg.ref<std::string>("rest-token")),
       readonly_token_(cfg.ref<std::string>("rest-readonly-token")),
-      tls_(cfg.ref<bool>("rest-tls")),
+      metrics_token_(cfg.ref<std::string>("metrics-token")),
+      tls_(cfg.ref<bool>(directive("tls"))),
       sweep_timer_(fe.io()) {}
 
 RestServer::~RestServer() = default;
 
+std::string RestServer::directive(std::string_view suffix) const {
+  return std::string(role_ == Role::kRest ? "rest-" : "metrics-") + std::string(suffix);
+}
+
 bool RestServer::enabled() const {
-  return cfg_.ref<std::int64_t>("rest-port") != 0;
+  return cfg_.ref<std::int64_t>(directive("port")) != 0;
 }
 
 cmd::Server& RestServer::server() {
@@ -46,22 +52,24 @@ HttpLimits RestServer::limits() const {
 
 bool RestServer::listen() {
   if (!enabled()) return true;
-  if (token_.empty() && readonly_token_.empty()) {
+  if (role_ == Role::kRest && token_.empty() && readonly_token_.empty()) {
     spdlog::warn(
         "rest-port is set but neither rest-token nor rest-readonly-token is: refusing to "
         "serve the REST API without authentication.");
     return false;
   }
   if (tls_ && !fe_.tls_context()) {
-    spdlog::warn("rest-tls yes needs the TLS settings (tls-cert-file, tls-key-file...).");
+    spdlog::warn("{} yes needs the TLS settings (tls-cert-file, tls-key-file...).",
+                 directive("tls"));
     return false;
   }
-  int port = static_cast<int>(cfg_.ref<std::int64_t>("rest-port"));
-  for (const std::string& spec : cfg_.ref<std::vector<std::string>>("rest-bind")) {
+  int port = static_cast<int>(cfg_.ref<std::int64_t>(directive("port")));
+  for (const std::string& spec : cfg_.ref<std::vector<std::string>>(directive("bind"))) {
     if (!add_listener(spec, port)) return false;
   }
   if (acceptors_.empty()) {
-    spdlog::warn("rest-port is set but no rest-bind address could be used.");
+    spdlog::warn("{} is set but no {} address could be used.", directive("port"),
+                 directive("bind"));
     return false;
   }
   return true;
@@ -75,7 +83,8 @@ bool RestServer::add_listener(const std::string& spec, int port) {
   asio::error_code ec;
   asio::ip::address address = asio::ip::make_address(host, ec);
   if (ec) {
-    spdlog::warn("Could not create REST listening socket {}:{}: invalid address", host, port);
+    spdlog::warn("Could not create {} listening socket {}:{}: invalid address", directive("port"),
+                 host, port);
     return false;
   }
   asio::ip::tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
@@ -94,12 +103,14 @@ bool RestServer::add_listener(const std::string& spec, int port) {
         (ec.value() == EADDRNOTAVAIL || ec.value() == EAFNOSUPPORT)) {
       return true;
     }
-    spdlog::warn("Could not create REST listening socket {}:{}: {}", host, port, ec.message());
+    spdlog::warn("Could not create {} listening socket {}:{}: {}", directive("port"), host, port,
+                 ec.message());
     return false;
   }
   std::string where =
       address.is_v6() ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
-  endpoints_.push_back(where + (tls_ ? " (REST, https)" : " (REST, http)"));
+  std::string_view what = role_ == Role::kRest ? "REST" : "metrics";
+  endpoints_.push_back(fmt::format("{} ({}, {})", where, what, tls_ ? "https" : "http"));
   acceptors_.push_back(std::move(acceptor));
   return true;
 }

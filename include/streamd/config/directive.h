@@ -152,6 +152,7 @@ extern const SpecialCodec kSaveCodec;
 extern const SpecialCodec kOutputBufferLimitCodec;
 extern const SpecialCodec kNotifyEventsCodec;
 extern const SpecialCodec kPercentilesCodec;
+extern const SpecialCodec kGlobListCodec;
 
 // ---- per-row operations (src/config/codec.cc) ----
 

@@ -54,11 +54,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Parses and serves requests until one blocks or the input runs out, then flushes.
   void process();
   void begin_request(const HttpRequest& req);
+  // GET /metrics (either role); false if the request is not for it.
+  bool serve_metrics(const HttpRequest& req);
   void complete_request();
   void end_session();
   void on_resume();
   void respond(int status, const std::string& json_body);
   void respond_error(int status, std::string_view text);
+  void respond_text(int status, std::string_view content_type, std::string_view body);
   void flush();
   void on_written(const asio::error_code& ec);
 

@@ -30,7 +30,10 @@ class HttpConnection;
 
 class RestServer {
  public:
-  RestServer(net::FrontEnd& fe, config::Config& cfg);
+  // kRest: the REST API on rest-port (GET /metrics too); kMetrics: GET /metrics alone on
+  // metrics-port (metrics-bind, metrics-tls), every other path 404.
+  enum class Role { kRest, kMetrics };
+  RestServer(net::FrontEnd& fe, config::Config& cfg, Role role = Role::kRest);
   ~RestServer();
   RestServer(const RestServer&) = delete;
   RestServer& operator=(const RestServer&) = delete;
@@ -52,6 +55,8 @@ class RestServer {
   // Read on every request, so CONFIG SET rest-token rotates a token at once.
   const std::string& token() const { return token_; }
   const std::string& readonly_token() const { return readonly_token_; }
+  const std::string& metrics_token() const { return metrics_token_; }
+  Role role() const { return role_; }
   void forget(HttpConnection* c) { conns_.erase(c); }
 
  private:
@@ -60,10 +65,15 @@ class RestServer {
   // Once a second: closes connections idle for longer than rest-idle-timeout.
   void sweep_idle();
 
+  // The directive of this role ("rest-port" or "metrics-port"...).
+  std::string directive(std::string_view suffix) const;
+
   net::FrontEnd& fe_;
   config::Config& cfg_;
+  Role role_;
   const std::string& token_;
   const std::string& readonly_token_;
+  const std::string& metrics_token_;
   bool tls_ = false;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::vector<std::string> endpoints_;

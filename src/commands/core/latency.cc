@@ -62,20 +62,43 @@ int64_t LatencyHistogram::value_at_percentile(double percentile) const {
   return 0;
 }
 
-std::vector<std::pair<int64_t, uint64_t>> LatencyHistogram::log2_buckets() const {
-  std::vector<std::pair<int64_t, uint64_t>> out;
+// Reporting levels 1024 ns, 2048 ns, ... 2^29 ns: a level's bucket ends with the sub-bucket
+// holding the level itself. The last level takes everything up to the last index (the 1 s
+// clamp lies below 2^30).
+namespace {
+int log2_level_last_index(int level) {
+  return level + 1 < LatencyHistogram::kLog2Levels
+             ? LatencyHistogram::index_of(int64_t{1024} << level)
+             : LatencyHistogram::kCounts - 1;
+}
+}  // namespace
+
+int64_t LatencyHistogram::log2_bound_ns(int level) {
+  return highest_equivalent(value_at_index(log2_level_last_index(level)));
+}
+
+std::array<uint64_t, LatencyHistogram::kLog2Levels> LatencyHistogram::cumulative_log2() const {
+  std::array<uint64_t, kLog2Levels> out{};
   uint64_t cumulative = 0;
   int i = 0;
-  // Reporting levels 1024 ns, 2048 ns, ...: a level's bucket ends with the sub-bucket holding
-  // the level itself. Past the last index everything left is reported under the last one.
-  for (int64_t level = 1024; cumulative < total_; level *= 2) {
-    int last = level > value_at_index(kCounts - 1) ? kCounts - 1 : index_of(level);
+  for (int level = 0; level < kLog2Levels; ++level) {
+    int last = log2_level_last_index(level);
     for (; i <= last; ++i) cumulative += counts_[static_cast<std::size_t>(i)];
-    int64_t bound = highest_equivalent(value_at_index(last));
-    if (out.empty() ? cumulative > 0 : cumulative > out.back().second) {
-      out.emplace_back(bound / 1000, cumulative);
-    }
-    if (last == kCounts - 1) break;
+    out[static_cast<std::size_t>(level)] = cumulative;
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, uint64_t>> LatencyHistogram::log2_buckets() const {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  if (total_ == 0) return out;
+  auto cumulative = cumulative_log2();
+  uint64_t prev = 0;
+  for (int level = 0; level < kLog2Levels; ++level) {
+    uint64_t c = cumulative[static_cast<std::size_t>(level)];
+    if (c > prev) out.emplace_back(log2_bound_ns(level) / 1000, c);
+    prev = c;
+    if (c == total_) break;
   }
   return out;
 }

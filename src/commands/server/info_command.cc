@@ -477,6 +477,10 @@ constexpr SectionDef kSections[] = {
 
 }  // namespace
 
+uint64_t used_memory_bytes() {
+  return allocated_bytes();
+}
+
 void record_startup_memory() {
   if (g_startup_memory == 0) g_startup_memory = allocated_bytes();
 }

@@ -49,6 +49,12 @@ class LatencyHistogram {
   // takes everything above 2^29 ns up to the 1 s clamp.
   std::vector<std::pair<int64_t, uint64_t>> log2_buckets() const;
 
+  // The same levels, all of them (for Prometheus buckets, whose set must not change between
+  // scrapes): the cumulative count at each level, and each level's inclusive upper bound in ns.
+  static constexpr int kLog2Levels = 21;
+  std::array<uint64_t, kLog2Levels> cumulative_log2() const;
+  static int64_t log2_bound_ns(int level);
+
   // For tests and the metrics exporter: the bucket layout.
   static int index_of(int64_t v);
   static int64_t value_at_index(int index);

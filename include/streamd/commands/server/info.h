@@ -1,6 +1,7 @@
 // INFO: the text of the requested sections (the server family registers the command).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,9 @@ std::string info_text(Context& ctx, std::span<const std::string_view> sections);
 
 // The INFO command handler.
 void info(Context& ctx);
+
+// used_memory: the allocator's bytes in use (INFO memory, /metrics).
+uint64_t used_memory_bytes();
 
 // Remembers the allocator's usage at startup (used_memory_startup); called once early.
 void record_startup_memory();

@@ -1,0 +1,349 @@
+#include "streamd/commands/server/metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+#include <span>
+#include <vector>
+
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/server/exposition.h"
+#include "streamd/commands/server/info.h"
+#include "streamd/commands/server/persistence_commands.h"
+#include "streamd/config/config.h"
+#include "streamd/config/glob.h"
+#include "streamd/engine/consumer_group.h"
+#include "streamd/engine/stream.h"
+
+namespace streamd::cmd {
+
+namespace {
+
+// The millisecond part of a stream ID, as redis_exporter exports IDs.
+double id_ms(engine::StreamId id) {
+  return static_cast<double>(id.ms);
+}
+
+struct Gauge {
+  std::string_view name;
+  double value;
+};
+
+// Metrics redis_exporter maps from INFO fields: its HELP is the name without the namespace
+// followed by " metric".
+void write_info_metrics(Exposition& e, std::span<const Gauge> metrics, std::string_view type) {
+  for (const auto& g : metrics) {
+    e.family(g.name, fmt::format("{} metric", g.name.substr(6)), type);
+    e.sample(g.name, {}, g.value);
+  }
+}
+
+void server_metrics(Server& server, Exposition& e) {
+  const Stats& st = server.stats();
+  int64_t uptime = (server.clock().now_ms() - server.start_ms()) / 1000;
+  e.family("redis_up", "Information about the Redis instance", "gauge");
+  e.sample("redis_up", {}, int64_t{1});
+  const Gauge gauges[] = {
+      {"redis_uptime_in_seconds", static_cast<double>(uptime)},
+      {"redis_connected_clients", static_cast<double>(server.sessions().size())},
+      {"redis_blocked_clients", static_cast<double>(server.blocking().blocked_clients())},
+      {"redis_memory_used_bytes", static_cast<double>(used_memory_bytes())},
+  };
+  write_info_metrics(e, gauges, "gauge");
+  const Gauge counters[] = {
+      {"redis_commands_processed_total", static_cast<double>(st.total_commands)},
+      {"redis_connections_received_total", static_cast<double>(st.total_connections)},
+      {"redis_rejected_connections_total", static_cast<double>(st.rejected_connections)},
+      {"redis_net_input_bytes_total", static_cast<double>(st.net_input_bytes)},
+      {"redis_net_output_bytes_total", static_cast<double>(st.net_output_bytes)},
+      {"redis_expired_keys_total", static_cast<double>(st.expired_keys)},
+      {"redis_keyspace_hits_total", static_cast<double>(st.keyspace_hits)},
+      {"redis_keyspace_misses_total", static_cast<double>(st.keyspace_misses)},
+  };
+  write_info_metrics(e, counters, "counter");
+
+  PersistenceInfo p = persistence_info(server);
+  const Gauge aof[] = {
+      {"redis_aof_enabled", p.aof_enabled ? 1.0 : 0.0},
+      {"redis_aof_rewrite_in_progress", p.aof_rewrite_in_progress ? 1.0 : 0.0},
+      {"redis_aof_rewrite_scheduled", p.aof_rewrite_scheduled ? 1.0 : 0.0},
+      {"redis_aof_last_rewrite_duration_sec", static_cast<double>(p.aof_last_rewrite_time_sec)},
+      {"redis_aof_current_rewrite_duration_sec",
+       static_cast<double>(p.aof_current_rewrite_time_sec)},
+      {"redis_aof_last_bgrewrite_status", p.aof_last_bgrewrite_ok ? 1.0 : 0.0},
+      {"redis_aof_last_write_status", p.aof_last_write_ok ? 1.0 : 0.0},
+      {"redis_aof_current_size_bytes", static_cast<double>(p.aof_current_size)},
+      {"redis_aof_base_size_bytes", static_cast<double>(p.aof_base_size)},
+      {"redis_aof_buffer_length", static_cast<double>(p.aof_buffer_length)},
+  };
+  write_info_metrics(e, aof, "gauge");
+}
+
+void command_metrics(Server& server, Exposition& e) {
+  const auto& cmds = server.stats().commands;
+  e.family("redis_commands_total", "Total number of calls per command", "counter");
+  for (const auto& [name, cs] : cmds) e.sample("redis_commands_total", {{"cmd", name}}, cs.calls);
+  e.family("redis_commands_duration_seconds_total",
+           "Total amount of time in seconds spent per command", "counter");
+  for (const auto& [name, cs] : cmds) {
+    e.sample("redis_commands_duration_seconds_total", {{"cmd", name}},
+             static_cast<double>(cs.usec) / 1e6);
+  }
+  e.family("redis_commands_failed_calls_total", "Total number of errors within command execution",
+           "counter");
+  for (const auto& [name, cs] : cmds) {
+    e.sample("redis_commands_failed_calls_total", {{"cmd", name}}, cs.failed_calls);
+  }
+  e.family("redis_commands_rejected_calls_total", "Total number of errors prior command execution",
+           "counter");
+  for (const auto& [name, cs] : cmds) {
+    e.sample("redis_commands_rejected_calls_total", {{"cmd", name}}, cs.rejected_calls);
+  }
+
+  // streamd's own: the latency histograms of LATENCY HISTOGRAM, as a Prometheus histogram with
+  // the same power-of-two bounds (seconds) for every command, so histogram_quantile() works.
+  e.family("streamd_command_duration_seconds",
+           "Command latency histogram (the durations of LATENCY HISTOGRAM)", "histogram");
+  std::array<std::string, LatencyHistogram::kLog2Levels> bounds;
+  for (int k = 0; k < LatencyHistogram::kLog2Levels; ++k) {
+    bounds[static_cast<std::size_t>(k)] =
+        fmt::format("{}", static_cast<double>(LatencyHistogram::log2_bound_ns(k)) / 1e9);
+  }
+  for (const auto& [name, cs] : cmds) {
+    if (!cs.histogram) continue;
+    auto cumulative = cs.histogram->cumulative_log2();
+    for (int k = 0; k < LatencyHistogram::kLog2Levels; ++k) {
+      e.sample("streamd_command_duration_seconds_bucket",
+               {{"cmd", name}, {"le", bounds[static_cast<std::size_t>(k)]}},
+               cumulative[static_cast<std::size_t>(k)]);
+    }
+    e.sample("streamd_command_duration_seconds_bucket", {{"cmd", name}, {"le", "+Inf"}},
+             cs.histogram->total());
+    // The histogram's own calls; the time is commandstats' (exact, the histogram rounds).
+    e.sample("streamd_command_duration_seconds_sum", {{"cmd", name}},
+             static_cast<double>(cs.usec) / 1e6);
+    e.sample("streamd_command_duration_seconds_count", {{"cmd", name}}, cs.histogram->total());
+  }
+}
+
+void keyspace_metrics(Server& server, Exposition& e) {
+  auto& ks = server.keyspace();
+  e.family("redis_db_keys", "Total number of keys by DB", "gauge");
+  for (int i = 0; i < ks.databases(); ++i) {
+    e.sample("redis_db_keys", {{"db", fmt::format("db{}", i)}},
+             static_cast<uint64_t>(ks.db(i).size()));
+  }
+  e.family("redis_db_keys_expiring", "Total number of expiring keys by DB", "gauge");
+  for (int i = 0; i < ks.databases(); ++i) {
+    e.sample("redis_db_keys_expiring", {{"db", fmt::format("db{}", i)}},
+             static_cast<uint64_t>(ks.db(i).expires()));
+  }
+}
+
+struct Chosen {
+  uint64_t length;
+  int db;
+  const std::string* key;
+  const engine::Stream* stream;
+};
+
+// The longest `cap` streams whose key matches one of `globs`; `matching` counts all matches.
+std::vector<Chosen> choose_streams(Server& server, const std::vector<config::GlobMatcher>& globs,
+                                   std::size_t cap, std::size_t& matching) {
+  auto longer = [](const Chosen& a, const Chosen& b) {
+    if (a.length != b.length) return a.length > b.length;
+    if (a.db != b.db) return a.db < b.db;
+    return *a.key < *b.key;
+  };
+  // A min-heap of the best `cap` so far: the top is the first to drop.
+  std::priority_queue<Chosen, std::vector<Chosen>, decltype(longer)> best(longer);
+  matching = 0;
+  bool all = std::any_of(globs.begin(), globs.end(),
+                         [](const config::GlobMatcher& g) { return g.matches_everything(); });
+  auto& ks = server.keyspace();
+  for (int i = 0; i < ks.databases(); ++i) {
+    const engine::Database& db = ks.db(i);
+    if (db.size() == 0) continue;
+    db.for_each([&](const std::string& key, const engine::Entry& en) {
+      if (!en.value.is_stream() || db.is_expired(en)) return;
+      if (!all && std::none_of(globs.begin(), globs.end(),
+                               [&](const config::GlobMatcher& g) { return g.matches(key); })) {
+        return;
+      }
+      ++matching;
+      if (cap == 0) return;
+      Chosen c{en.value.stream().length(), i, &key, &en.value.stream()};
+      if (best.size() < cap) {
+        best.push(c);
+      } else if (longer(c, best.top())) {
+        best.pop();
+        best.push(c);
+      }
+    });
+  }
+  std::vector<Chosen> out;
+  out.reserve(best.size());
+  while (!best.empty()) {
+    out.push_back(best.top());
+    best.pop();
+  }
+  std::sort(out.begin(), out.end(), longer);
+  return out;
+}
+
+void stream_metrics(Server& server, Exposition& e) {
+  auto& cfg = server.config();
+  std::vector<config::GlobMatcher> globs;
+  for (const auto& p : cfg.ref<std::vector<std::string>>("metrics-streams")) globs.emplace_back(p);
+  auto cap = static_cast<std::size_t>(cfg.ref<std::int64_t>("metrics-max-streams"));
+  std::size_t matching = 0;
+  std::vector<Chosen> chosen =
+      globs.empty() ? std::vector<Chosen>{} : choose_streams(server, globs, cap, matching);
+
+  e.family("streamd_streams_matching", "Streams whose key matches metrics-streams", "gauge");
+  e.sample("streamd_streams_matching", {}, static_cast<uint64_t>(matching));
+  e.family("streamd_streams_exported",
+           "Streams exported (the longest metrics-max-streams of those matching)", "gauge");
+  e.sample("streamd_streams_exported", {}, static_cast<uint64_t>(chosen.size()));
+
+  struct Row {
+    std::string db, key;
+    const engine::Stream* s;
+  };
+  std::vector<Row> rows;
+  rows.reserve(chosen.size());
+  for (const auto& c : chosen)
+    rows.push_back({fmt::format("db{}", c.db), label_text(*c.key), c.stream});
+
+  struct StreamGauge {
+    std::string_view name, help;
+    double (*value)(const engine::Stream&);
+  };
+  static const StreamGauge kStream[] = {
+      {"redis_stream_length", "The number of elements of the stream",
+       [](const engine::Stream& s) { return static_cast<double>(s.length()); }},
+      {"redis_stream_radix_tree_keys", "Radix tree keys count\"",
+       [](const engine::Stream& s) { return static_cast<double>(s.radix_tree_keys()); }},
+      {"redis_stream_radix_tree_nodes", "Radix tree nodes count",
+       [](const engine::Stream& s) { return static_cast<double>(s.radix_tree_nodes()); }},
+      {"redis_stream_last_generated_id", "stream_last_generated_id metric",
+       [](const engine::Stream& s) { return id_ms(s.last_id()); }},
+      {"redis_stream_groups", "Groups count of stream",
+       [](const engine::Stream& s) { return static_cast<double>(s.group_count()); }},
+      {"redis_stream_max_deleted_entry_id", "stream_max_deleted_entry_id metric",
+       [](const engine::Stream& s) { return id_ms(s.max_deleted_entry_id()); }},
+      {"redis_stream_first_entry_id", "stream_first_entry_id metric",
+       [](const engine::Stream& s) { return s.length() ? id_ms(s.first_id()) : 0.0; }},
+      {"redis_stream_last_entry_id", "stream_last_entry_id metric",
+       [](const engine::Stream& s) { return id_ms(s.last_entry_id()); }},
+  };
+  for (const auto& g : kStream) {
+    e.family(g.name, g.help, "gauge");
+    for (const auto& r : rows) e.sample(g.name, {{"db", r.db}, {"stream", r.key}}, g.value(*r.s));
+  }
+  // redis_exporter has no counter of entries ever added (XINFO STREAM's entries-added).
+  e.family("streamd_stream_entries_added_total", "Entries ever added to the stream", "counter");
+  for (const auto& r : rows) {
+    e.sample("streamd_stream_entries_added_total", {{"db", r.db}, {"stream", r.key}},
+             r.s->entries_added());
+  }
+
+  // Groups and consumers: gathered once, written family by family.
+  struct GroupRow {
+    const Row* stream;
+    std::string name;
+    engine::GroupInfo info;
+    std::vector<engine::ConsumerInfo> consumers;
+    std::vector<std::string> consumer_names;
+  };
+  std::vector<GroupRow> groups;
+  for (const auto& r : rows) {
+    r.s->groups().for_each([&](const engine::ConsumerGroup& g) {
+      GroupRow gr{&r, {}, g.info(*r.s), g.consumers_info(), {}};
+      gr.name = label_text(gr.info.name);
+      for (const auto& ci : gr.consumers) gr.consumer_names.push_back(label_text(ci.name));
+      groups.push_back(std::move(gr));
+    });
+  }
+  auto group_family = [&](std::string_view name, std::string_view help, auto value,
+                          bool skip_null = false) {
+    e.family(name, help, "gauge");
+    for (const auto& g : groups) {
+      std::optional<double> v = value(g.info);
+      if (!v && skip_null) continue;
+      e.sample(name, {{"db", g.stream->db}, {"stream", g.stream->key}, {"group", g.name}},
+               v.value_or(0));
+    }
+  };
+  group_family("redis_stream_group_consumers", "Consumers count of stream group",
+               [](const engine::GroupInfo& i) -> std::optional<double> {
+                 return static_cast<double>(i.consumers);
+               });
+  group_family("redis_stream_group_messages_pending",
+               "Pending number of messages in that stream group",
+               [](const engine::GroupInfo& i) -> std::optional<double> {
+                 return static_cast<double>(i.pending);
+               });
+  group_family("redis_stream_group_last_delivered_id", "stream_group_last_delivered_id metric",
+               [](const engine::GroupInfo& i) -> std::optional<double> {
+                 return id_ms(i.last_delivered_id);
+               });
+  // XINFO GROUPS answers null for entries-read and lag when they cannot be known (after XDEL
+  // or XSETID in some cases): no sample then, rather than a made-up 0.
+  group_family(
+      "redis_stream_group_entries_read", "stream_group_entries_read metric",
+      [](const engine::GroupInfo& i) -> std::optional<double> {
+        if (!i.entries_read) return std::nullopt;
+        return static_cast<double>(*i.entries_read);
+      },
+      true);
+  group_family(
+      "redis_stream_group_lag", "stream_group_lag metric",
+      [](const engine::GroupInfo& i) -> std::optional<double> {
+        if (!i.lag) return std::nullopt;
+        return static_cast<double>(*i.lag);
+      },
+      true);
+
+  int64_t now_ms = server.clock().now_ms();
+  e.family("redis_stream_group_consumer_messages_pending",
+           "Pending number of messages for this specific consumer", "gauge");
+  for (const auto& g : groups) {
+    for (std::size_t i = 0; i < g.consumers.size(); ++i) {
+      e.sample("redis_stream_group_consumer_messages_pending",
+               {{"db", g.stream->db},
+                {"stream", g.stream->key},
+                {"group", g.name},
+                {"consumer", g.consumer_names[i]}},
+               g.consumers[i].pending);
+    }
+  }
+  e.family("redis_stream_group_consumer_idle_seconds", "Consumer idle time in seconds", "gauge");
+  for (const auto& g : groups) {
+    for (std::size_t i = 0; i < g.consumers.size(); ++i) {
+      int64_t idle = std::max<int64_t>(0, now_ms - g.consumers[i].seen_time_ms);
+      e.sample("redis_stream_group_consumer_idle_seconds",
+               {{"db", g.stream->db},
+                {"stream", g.stream->key},
+                {"group", g.name},
+                {"consumer", g.consumer_names[i]}},
+               static_cast<double>(idle) / 1e3);
+    }
+  }
+}
+
+}  // namespace
+
+std::string metrics_text(Server& server) {
+  std::string out;
+  out.reserve(16 * 1024);
+  Exposition e(out);
+  server_metrics(server, e);
+  command_metrics(server, e);
+  keyspace_metrics(server, e);
+  stream_metrics(server, e);
+  return out;
+}
+
+}  // namespace streamd::cmd
