@@ -7,6 +7,7 @@ stays low and the server's RSS stays within the limit plus a margin.
 Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 """
 
+import multiprocessing
 import os
 import shutil
 import socket
@@ -38,6 +39,20 @@ def wait_for(pred, timeout=5.0, what="condition"):
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
 
+
+
+def ping_until(port, stop, results):
+    """PINGs the server on `port` every 2 ms until `stop` is set, then puts the latencies."""
+    import redis
+    r = redis.Redis(host="127.0.0.1", port=port)
+    latencies = []
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        r.ping()
+        latencies.append(time.perf_counter() - t0)
+        time.sleep(0.002)
+    r.close()
+    results.put(latencies)
 
 class CliReader:
     """redis-cli in subscribe mode: its stdout lines, read by a thread."""
@@ -172,19 +187,11 @@ class PubSubTest(unittest.TestCase):
         self.assertEqual(recv_exactly(sub, len(confirm)), confirm)
         rss_before = rss_kb(pid)
 
-        pinger = server.redis_py()
-        self.addCleanup(pinger.close)
-        latencies, stop = [], threading.Event()
-
-        def ping_loop():
-            while not stop.is_set():
-                t0 = time.perf_counter()
-                pinger.ping()
-                latencies.append(time.perf_counter() - t0)
-                time.sleep(0.002)
-
-        t = threading.Thread(target=ping_loop, daemon=True)
-        t.start()
+        # The pinger runs in a process of its own: in a thread it would wait for this process's
+        # GIL while the publisher loop below holds it, and measure Python, not the server.
+        stop, results = multiprocessing.Event(), multiprocessing.Queue()
+        pinger = multiprocessing.Process(target=ping_until, args=(port, stop, results), daemon=True)
+        pinger.start()
         pub = server.client()
         self.addCleanup(pub.close)
         payload = b"x" * 65536
@@ -201,7 +208,8 @@ class PubSubTest(unittest.TestCase):
             peak_rss = max(peak_rss, rss_kb(pid))
         elapsed = time.monotonic() - start
         stop.set()
-        t.join()
+        latencies = results.get(timeout=30)
+        pinger.join(timeout=30)
         # The publisher was never refused; the subscriber got some messages, then was cut off.
         self.assertTrue(all(r in (b":1\r\n", b":0\r\n") for r in receivers))
         self.assertEqual(receivers[0], b":1\r\n")
