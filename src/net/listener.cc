@@ -17,6 +17,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/config/config.h"
 #include "streamd/net/accept_loop.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/front_end.h"
@@ -254,6 +255,9 @@ void FrontEnd::on_accept(Connection::Socket socket, bool is_unix, bool tls) {
   }
   session->created_ms = server_.clock().now_ms();
   session->last_interaction_ms = session->created_ms;
+  // As Redis decides at accept: with requirepass set, a new client must AUTH first (clients
+  // already connected when CONFIG SET adds a password stay authenticated).
+  session->authenticated = server_.config().requirepass().empty();
   spdlog::debug("Accepted {}", session->addr);
 
   cmd::Session& s = server_.add_session(std::move(session));

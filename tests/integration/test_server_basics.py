@@ -264,6 +264,35 @@ class RedisCliSessionTest(unittest.TestCase):
 
 
 @needs_streamd
+class RequirepassTest(unittest.TestCase):
+    """A password set at startup or by CONFIG SET applies to every client that connects after
+    it (streamd used to accept every network client as authenticated)."""
+
+    def test_new_connections_must_authenticate(self):
+        server = servers.start_streamd("--requirepass", "s3cret")
+        self.addCleanup(server.cleanup)
+        with server.client() as c:
+            self.assertEqual(c.call_raw("PING"), b"-NOAUTH Authentication required.\r\n")
+            self.assertEqual(c.call_raw("XLEN", "s"), b"-NOAUTH Authentication required.\r\n")
+            self.assertEqual(c.call_raw("AUTH", "wrong"),
+                             b"-WRONGPASS invalid username-password pair or user is disabled.\r\n")
+            self.assertEqual(c.call_raw("AUTH", "s3cret"), b"+OK\r\n")
+            self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
+
+    def test_config_set_requirepass_applies_to_the_next_connections(self):
+        server = servers.start_streamd()
+        self.addCleanup(server.cleanup)
+        with server.client() as c:
+            self.assertEqual(c.call_raw("CONFIG", "SET", "requirepass", "pw"), b"+OK\r\n")
+            # The client that set it stays authenticated, as in Redis.
+            self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
+            with server.client() as d:
+                self.assertEqual(d.call_raw("PING"), b"-NOAUTH Authentication required.\r\n")
+                self.assertEqual(d.call_raw("AUTH", "default", "pw"), b"+OK\r\n")
+                self.assertEqual(d.call_raw("PING"), b"+PONG\r\n")
+
+
+@needs_streamd
 class LimitsTest(unittest.TestCase):
     def test_maxclients(self):
         server = servers.start_streamd("--maxclients", "2")

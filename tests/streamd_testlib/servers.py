@@ -99,6 +99,17 @@ def free_port() -> int:
     raise RuntimeError("no free TCP port found")
 
 
+def _read_line(s: socket.socket) -> bytes:
+    """One simple reply (+OK, +PONG, -ERR ...), read byte by byte so nothing after it is lost."""
+    data = b""
+    while not data.endswith(b"\r\n"):
+        chunk = s.recv(1)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def started_servers() -> list["Server"]:
     return list(_registry)
 
@@ -118,6 +129,10 @@ class Server:
         self.returncode: int | None = None
         self.started_at = 0.0
         self.stopped_at: float | None = None
+        # A server started with --requirepass answers -NOAUTH until AUTH: wait_ready sends it.
+        self.password: str | None = None
+        if "--requirepass" in argv[:-1]:
+            self.password = argv[argv.index("--requirepass") + 1]
 
     def __repr__(self) -> str:
         return f"<{self.name} port={self.port} pid={self.proc.pid if self.proc else None}>"
@@ -151,13 +166,13 @@ class Server:
             try:
                 with socket.create_connection((self.host, self.port), timeout=1.0) as s:
                     s.settimeout(2.0)
+                    if self.password is not None:
+                        pw = self.password.encode()
+                        s.sendall(b"*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n" % (len(pw), pw))
+                        # A foreign server refuses the password: PING's NOAUTH reports it.
+                        _read_line(s)
                     s.sendall(b"*1\r\n$4\r\nPING\r\n")
-                    data = b""
-                    while not data.endswith(b"\r\n"):
-                        chunk = s.recv(256)
-                        if not chunk:
-                            break
-                        data += chunk
+                    data = _read_line(s)
                     if data == b"+PONG\r\n":
                         if self._answers_as_us(s):
                             return
