@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(cmake g++ make libasio-dev libfmt-dev libspdlog-dev libgtest-dev
           libssl-dev libhttp-parser-dev nlohmann-json3-dev openssl
-          redis-server redis-tools python3 python3-redis nodejs
+          redis-server redis-tools redis-sentinel python3 python3-redis nodejs
           clang libclang-rt-14-dev  # the libFuzzer targets (tests/fuzz)
           prometheus)  # tests/integration/test_metrics.py scrapes streamd with a real Prometheus
 
