@@ -5,19 +5,28 @@ watch one streamd. What they need of it: PING, INFO (run_id, role and the replic
 CLIENT SETNAME, AUTH, SUBSCRIBE __sentinel__:hello and the PUBLISHes through which they find each
 other. Checked: discovery through streamd's pub/sub, SENTINEL CKQUORUM, GET-MASTER-ADDR-BY-NAME,
 the run ID Sentinel reports (and a new one seen after a restart), the hello message format, and
-redis-py's Sentinel client doing XADD / XREADGROUP / XACK on the master it finds.
+redis-py's Sentinel client and ioredis' `sentinels` option (tests/clients/node/sentinel.test.js)
+doing XADD / XREADGROUP / XACK on the master they find.
 
 Skips when redis-sentinel or the streamd binary is missing (scripts/install_deps.sh installs
 redis-sentinel).
 """
 
 import re
+import shutil
+import subprocess
 import unittest
+from pathlib import Path
 
 from streamd_testlib import runner, servers
 from streamd_testlib.sentinel import SentinelGroup, SentinelSettings, missing_reason, wait_until
 
 SKIP = missing_reason()
+NODE_DIR = Path(__file__).resolve().parents[1] / "clients" / "node"
+NODE = shutil.which("node")
+NODE_SKIP = ("node or tests/clients/node/node_modules is missing (scripts/install_deps.sh runs "
+             "npm ci there)"
+             if NODE is None or not (NODE_DIR / "node_modules" / "ioredis").is_dir() else None)
 
 
 def run_id(server: servers.Server, **kw) -> str:
@@ -129,6 +138,20 @@ class SentinelMonitorsStreamdTest(unittest.TestCase):
         r = sentinel.master_for("mymaster", password="s3cret", decode_responses=True)
         self.assertTrue(r.xadd("s", {"f": "v"}))
         self.assertEqual(master.redis_py(password="s3cret").xlen("s"), 1)
+
+    @unittest.skipIf(NODE_SKIP is not None, NODE_SKIP or "")
+    def test_ioredis_sentinels_option(self):
+        master, group = self.start()
+        group.wait_discovered()
+        proc = subprocess.run(
+            [NODE, str(NODE_DIR / "sentinel.test.js"), str(master.port)] +
+            [str(s.port) for s in group.sentinels],
+            cwd=NODE_DIR, capture_output=True, text=True, timeout=120)
+        print(proc.stdout, end="")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("ok xadd, xreadgroup and xack through the sentinel-found master",
+                      proc.stdout)
+        self.assertEqual(master.redis_py().xlen("orders"), 3)
 
 
 if __name__ == "__main__":
