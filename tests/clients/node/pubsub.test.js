@@ -7,6 +7,7 @@
 
 const assert = require("node:assert/strict");
 const Redis = require("ioredis");
+const { checks, start } = require("./checks");
 
 const port = Number(process.argv[2] || 6379);
 
@@ -31,8 +32,7 @@ async function main() {
   const opts = { port, host: "127.0.0.1", maxRetriesPerRequest: 1 };
   const pub = new Redis(opts);
   const sub = new Redis(opts);
-  const checks = [];
-  const check = (name, fn) => checks.push([name, fn]);
+  const { check, run } = checks();
 
   check("subscribe counts and message events", async () => {
     assert.equal(await sub.subscribe("news", "alerts"), 2);
@@ -73,23 +73,7 @@ async function main() {
     assert.equal(await sub.get("k"), "v");
   });
 
-  let failed = false;
-  for (const [name, fn] of checks) {
-    try {
-      await fn();
-      console.log(`ok ${name}`);
-    } catch (e) {
-      console.log(`FAIL ${name}: ${e && e.message}`);
-      failed = true;
-      break;
-    }
-  }
-  pub.disconnect();
-  sub.disconnect();
-  process.exit(failed ? 1 : 0);
+  await run(pub, sub);
 }
 
-main().catch((e) => {
-  console.log(`FAIL setup: ${e && e.message}`);
-  process.exit(1);
-});
+start(main);

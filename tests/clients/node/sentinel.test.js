@@ -9,6 +9,7 @@
 
 const assert = require("node:assert/strict");
 const Redis = require("ioredis");
+const { checks, start } = require("./checks");
 
 const masterPort = Number(process.argv[2]);
 const sentinelPorts = process.argv.slice(3).map(Number);
@@ -19,8 +20,7 @@ async function main() {
     name: "mymaster",
     maxRetriesPerRequest: 1,
   });
-  const checks = [];
-  const check = (name, fn) => checks.push([name, fn]);
+  const { check, run } = checks();
 
   check("connects to the master the sentinels name", async () => {
     assert.equal(await r.ping(), "PONG");
@@ -39,22 +39,7 @@ async function main() {
     assert.equal(pending[0], 1);
   });
 
-  let failed = false;
-  for (const [name, fn] of checks) {
-    try {
-      await fn();
-      console.log(`ok ${name}`);
-    } catch (e) {
-      console.log(`FAIL ${name}: ${e && e.message}`);
-      failed = true;
-      break;
-    }
-  }
-  r.disconnect();
-  process.exit(failed ? 1 : 0);
+  await run(r);
 }
 
-main().catch((e) => {
-  console.log(`FAIL setup: ${e && e.message}`);
-  process.exit(1);
-});
+start(main);

@@ -6,13 +6,13 @@
 
 const assert = require("node:assert/strict");
 const Redis = require("ioredis");
+const { checks, start } = require("./checks");
 
 const port = Number(process.argv[2] || 6379);
 
 async function main() {
   const r = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
-  const checks = [];
-  const check = (name, fn) => checks.push([name, fn]);
+  const { check, run } = checks();
 
   check("xadd idmp returns the original id for a duplicate", async () => {
     const first = await r.xadd("orders", "IDMP", "producer-1", "order-42", "*", "total", "10");
@@ -77,22 +77,7 @@ async function main() {
     assert.deepEqual(res.map(([key, entries]) => [key, entries.length]), [["a", 2], ["b", 1]]);
   });
 
-  let failed = false;
-  for (const [name, fn] of checks) {
-    try {
-      await fn();
-      console.log(`ok ${name}`);
-    } catch (e) {
-      console.log(`FAIL ${name}: ${e && e.message}`);
-      failed = true;
-      break;
-    }
-  }
-  r.disconnect();
-  process.exit(failed ? 1 : 0);
+  await run(r);
 }
 
-main().catch((e) => {
-  console.log(`FAIL setup: ${e && e.message}`);
-  process.exit(1);
-});
+start(main);
