@@ -6,8 +6,9 @@
 # TARGET: request_parser, commands or aof_loader (tests/fuzz/TARGET_fuzz.cc). The run starts from
 # the committed corpus tests/fuzz/corpus/TARGET/ (read only; the commands target also reads the
 # differential scripts) and keeps what it finds in $FUZZ_OUT/corpus-TARGET/. Output goes to
-# $FUZZ_OUT (default build-fuzz/): the binaries, the growing corpus, any crash reproducer
-# (crash-*), which replays with: build-fuzz/fuzz_TARGET build-fuzz/crash-...
+# $FUZZ_OUT (default build-fuzz/): the binaries, the growing corpus (FUZZ_CORPUS, default
+# corpus-TARGET, inside FUZZ_OUT), any crash reproducer (crash-*), which replays with:
+# build-fuzz/fuzz_TARGET build-fuzz/crash-...
 # Parallel: tests/fuzz/build_and_run.sh commands 300 -jobs=2 -workers=2 (logs in build-fuzz/fuzz-N.log).
 # Needs clang++ and the libFuzzer runtime (Debian: apt-get install -y clang libclang-rt-14-dev).
 set -eu
@@ -46,9 +47,10 @@ case "$target" in
   commands) set -- "$@" -max_len=8192 -dict="$root/tests/fuzz/commands.dict" ;;
   aof_loader) set -- "$@" -max_len=8192 ;;
 esac
-mkdir -p "$out/corpus-$target"
+corpus=${FUZZ_CORPUS:-corpus-$target}
+mkdir -p "$out/$corpus"
 extra=""
 [ "$target" = commands ] && extra="$root/tests/differential/scripts"
 # Run inside $out so that crash reproducers and -jobs logs (fuzz-N.log) land there too.
 cd "$out"
-exec "./fuzz_$target" "$@" "corpus-$target" "$seeds" $extra
+exec "./fuzz_$target" "$@" "$corpus" "$seeds" $extra

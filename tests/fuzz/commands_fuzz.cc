@@ -11,7 +11,10 @@
 //
 // Checked after every command, for every client:
 // - a command that finished wrote exactly one complete reply (a pub/sub command may write one per
-//   channel; CLIENT REPLY OFF/SKIP and a repeated MONITOR may write none), a command that blocked
+//   channel, and so may an EXEC that ran one: Redis's EXEC array counts the queued commands, and a
+//   (P)SUBSCRIBE in it writes one confirmation per channel inside it, in RESP2 as elements beyond
+//   the count and in RESP3 as pushes, so the bytes read as more than one reply; CLIENT REPLY
+//   OFF/SKIP and a repeated MONITOR may write none), a command that blocked
 //   wrote nothing, and a blocked client is answered exactly once when it wakes (its key was
 //   written, its timeout passed, CLIENT UNBLOCK);
 // - a client in RESP2 never receives a RESP3-only type; simple strings and errors hold no CR/LF;
@@ -97,6 +100,7 @@ struct Client {
   uint64_t id = 0;
   std::string async;  // what the server writes outside execute(): wake-ups, MONITOR lines
   bool killed = false;
+  bool pubsub_queued = false;  // the open MULTI queued a pub/sub command
 };
 
 class World {
@@ -122,7 +126,15 @@ class World {
     // CLIENT REPLY OFF / SKIP silence replies: before the command (it is skipped) or by it. A
     // second MONITOR is ignored without a reply, as in Redis.
     bool quiet = s->reply_mode != cmd::ReplyMode::kOn || s->monitor;
+    const cmd::CommandSpec* spec = cmd::CommandTable::instance().find(argv[0]);
+    bool pubsub = spec && (spec->flags & cmd::kPubsub);
+    if (s->in_multi && pubsub) c.pubsub_queued = true;
     cmd::DispatchResult r = dispatcher_.execute(*s, argv, out);
+    // EXEC (or DISCARD, RESET) ended the transaction: EXEC's reply holds its commands' replies.
+    if (!s->in_multi) {
+      pubsub = pubsub || c.pubsub_queued;
+      c.pubsub_queued = false;
+    }
     quiet = quiet || s->reply_mode != cmd::ReplyMode::kOn;
     if (r == cmd::DispatchResult::kBlocked) {
       check(out.empty());
@@ -131,8 +143,6 @@ class World {
       check(out.empty());  // SHUTDOWN answers nothing: the server exits
       return;
     } else {
-      const cmd::CommandSpec* spec = cmd::CommandTable::instance().find(argv[0]);
-      bool pubsub = spec && (spec->flags & cmd::kPubsub);
       check_replies(out, quiet ? 0 : 1, pubsub ? SIZE_MAX : 1, s->proto, pubsub);
     }
     settle();

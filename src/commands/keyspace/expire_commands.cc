@@ -122,7 +122,9 @@ void ttl_generic(Context& ctx, bool milliseconds, bool absolute) {
   }
   long long t = absolute ? e->expire_ms : e->expire_ms - ctx.now_ms;
   if (t < 0) t = 0;
-  ctx.reply.integer(milliseconds ? t : (t + 500) / 1000);
+  // Seconds round half up, as Redis's (t + 500) / 1000, without its overflow: PEXPIREAT k
+  // 9223372036854775807 makes EXPIRETIME 9223372036854776 (Redis 7.0.15 and 7.4.1 reply that).
+  ctx.reply.integer(milliseconds ? t : t / 1000 + (t % 1000 >= 500 ? 1 : 0));
 }
 
 void ttl_command(Context& ctx) {

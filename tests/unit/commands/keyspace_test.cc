@@ -247,6 +247,11 @@ TEST_F(KeyspaceTest, ExpireConditions) {
             "-ERR invalid expire time in 'pexpire' command\r\n");
   EXPECT_EQ(Run({"PEXPIREAT", "o", "9223372036854775807"}), ":1\r\n");
   EXPECT_EQ(Run({"PEXPIRETIME", "o"}), ":9223372036854775807\r\n");
+  // Seconds of the largest expiry round half up without overflowing (UBSan flagged the sum;
+  // Redis 7.0.15 and 7.4.1 answer 9223372036854776), found by the command fuzz target.
+  EXPECT_EQ(Run({"EXPIRETIME", "o"}), ":9223372036854776\r\n");
+  EXPECT_EQ(Run({"PEXPIREAT", "o", "9223372036854775499"}), ":1\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "o"}), ":9223372036854775\r\n");
 }
 
 TEST_F(KeyspaceTest, PastExpiryDeletesAtOnce) {

@@ -119,6 +119,28 @@ TEST_F(PubSubCommandsTest, SubscribeInsideExec) {
   EXPECT_EQ(h.server().pubsub().pattern_count(), 1u);
 }
 
+// EXEC's array counts the queued commands while a (P)SUBSCRIBE writes one confirmation per
+// channel inside it: Redis 7.0.15, 7.4.1 and main write exactly these bytes (recorded by hand),
+// four elements after "*3" in RESP2, pushes beside "*2" in RESP3. The command fuzz target's
+// reply check allows it (tests/fuzz/corpus/commands/subscribe_in_exec).
+TEST_F(PubSubCommandsTest, ExecArrayCountsCommandsNotConfirmations) {
+  Raw({"MULTI"}, Protocol::kResp2);
+  Raw({"SUBSCRIBE", "a", "b"}, Protocol::kResp2);
+  Raw({"PSUBSCRIBE", "p*"}, Protocol::kResp2);
+  Raw({"PING"}, Protocol::kResp2);
+  EXPECT_EQ(
+      Raw({"EXEC"}, Protocol::kResp2),
+      "*3\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n"
+      "*3\r\n$10\r\npsubscribe\r\n$2\r\np*\r\n:3\r\n*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+  Raw({"MULTI"}, Protocol::kResp3, 1);
+  Raw({"SUBSCRIBE", "a", "b"}, Protocol::kResp3, 1);
+  Raw({"PING"}, Protocol::kResp3, 1);
+  EXPECT_EQ(
+      Raw({"EXEC"}, Protocol::kResp3, 1),
+      "*2\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n"
+      "+PONG\r\n");
+}
+
 TEST_F(PubSubCommandsTest, PubsubIntrospection) {
   Raw({"SUBSCRIBE", "a", "b"}, Protocol::kResp2, 1);
   Raw({"SUBSCRIBE", "a"}, Protocol::kResp3, 2);
