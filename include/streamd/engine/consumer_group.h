@@ -68,6 +68,7 @@ class Consumer {
 
  private:
   friend class ConsumerGroup;
+  friend class StreamBuilder;
   Consumer(std::string_view name, int64_t now_ms) : name_(name), seen_time_ms_(now_ms) {}
 
   std::string name_;
@@ -363,6 +364,7 @@ class ConsumerGroup {
   bool check_invariants(std::string* why = nullptr) const;
 
  private:
+  friend class StreamBuilder;  // stream_builder.h: fills a group from snapshot values
   // Moves a pending record to `c` (no-op if it already belongs to c).
   void assign(StreamId id, PendingEntry* e, Consumer* c);
   // Removes a record from both Pels and frees it.

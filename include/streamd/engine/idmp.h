@@ -68,6 +68,11 @@ class IdmpTable {
   // already has is left as it was. Counts towards iids_added either way.
   void record(std::string_view pid, std::string_view iid, StreamId id, uint64_t now_ms);
   void count_duplicate() { ++duplicates_; }
+  // Snapshot loading (stream_builder.h): the counters as they were saved.
+  void restore_counters(uint64_t added, uint64_t duplicates) {
+    added_ = added;
+    duplicates_ = duplicates;
+  }
 
   // Forgets every expired iid (and producers left with none).
   void expire_all(uint64_t now_ms);

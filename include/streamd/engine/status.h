@@ -40,6 +40,8 @@ enum class Err {
   // Consumer groups.
   kNoGroup,    // NOGROUP (the command picks the wording)
   kBusyGroup,  // BUSYGROUP Consumer Group name already exists
+  // Snapshots (RDB, DUMP payloads).
+  kBadData,  // the input is malformed or describes an inconsistent value
 };
 
 // A value or an error code. Small on purpose: std::expected is C++23.

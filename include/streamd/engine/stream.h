@@ -166,7 +166,14 @@ class Stream {
   // overhead, consumer groups). O(1) in the number of entries; linear in groups and consumers.
   std::size_t memory_usage() const;
 
+  // Calls f(const StreamNode&) for every packed node in ID order (snapshot writers).
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (auto it = nodes_.begin(); it.valid(); ++it) f(std::as_const(it.value()));
+  }
+
  private:
+  friend class StreamBuilder;  // stream_builder.h: assembles a stream from snapshot values
   StreamNode* tail_for(StreamId id, std::span<const FieldValue> fields);
   void remove_node(StreamId master);
   StreamId first_live_id() const;

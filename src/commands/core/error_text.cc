@@ -151,6 +151,8 @@ std::string_view text(engine::Err err) {
       return "NOGROUP No such consumer group";
     case Err::kBusyGroup:
       return "BUSYGROUP Consumer Group name already exists";
+    case Err::kBadData:
+      return "ERR Bad data format";
   }
   return "ERR internal error";
 }

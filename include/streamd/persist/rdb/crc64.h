@@ -1,0 +1,14 @@
+// CRC-64 as Redis computes it for RDB files and DUMP payloads: the Jones polynomial
+// 0xad93d23594c935a9, reflected input and output, initial value 0, no final xor
+// (crc64("123456789") = 0xe9c6d914c4b8d9ca, the check value Redis's crc64.c documents).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace streamd::persist::rdb {
+
+// Continues `crc` over `data` (start with 0).
+uint64_t crc64(uint64_t crc, std::string_view data);
+
+}  // namespace streamd::persist::rdb

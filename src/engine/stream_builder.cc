@@ -1,0 +1,169 @@
+#include "streamd/engine/stream_builder.h"
+
+#include <algorithm>
+
+#include "streamd/engine/consumer_group.h"
+#include "streamd/engine/idmp.h"
+
+namespace streamd::engine {
+
+StreamBuilder::StreamBuilder(StreamLimits limits) : s_(std::make_unique<Stream>(limits)) {}
+
+StreamBuilder::~StreamBuilder() = default;
+
+Err StreamBuilder::add_node(std::span<const BuiltEntry> entries) {
+  if (entries.empty()) return Err::kBadData;
+  for (const BuiltEntry& e : entries) {
+    if (e.fields.empty()) return Err::kBadData;
+    if (StreamNode::elements_length(e.fields) > Stream::kMaxElementsLength) return Err::kBadData;
+    if (have_entry_ && e.id <= last_entry_) return Err::kBadData;
+    have_entry_ = true;
+    last_entry_ = e.id;
+    if (!e.deleted) {
+      last_live_ = e.id;
+      ++live_;
+    }
+  }
+  // The previous node takes no more appends: shrink it as Stream::tail_for does.
+  if (StreamNode* prev = s_->nodes_.last_value()) {
+    s_->node_bytes_ -= malloc_size_estimate(prev->capacity());
+    prev->shrink_to_fit();
+    s_->node_bytes_ += malloc_size_estimate(prev->capacity());
+  }
+  auto key = entries.front().id.encode();
+  std::string_view kv(reinterpret_cast<const char*>(key.data()), key.size());
+  StreamNode* node = s_->nodes_.emplace(kv, entries.front().id, entries.front().fields).first;
+  if (entries.front().deleted) node->tombstone(node->first_offset());
+  for (std::size_t i = 1; i < entries.size(); ++i) {
+    node->append(entries[i].id, entries[i].fields);
+    if (entries[i].deleted) node->tombstone(node->last_entry().offset);
+  }
+  s_->node_bytes_ += malloc_size_estimate(node->capacity());
+  return Err::kOk;
+}
+
+void StreamBuilder::set_metadata(uint64_t length, StreamId last_id, uint64_t entries_added,
+                                 StreamId max_deleted) {
+  length_ = length;
+  last_id_ = last_id;
+  entries_added_ = entries_added;
+  max_deleted_ = max_deleted;
+}
+
+Err StreamBuilder::add_group(std::string_view name, StreamId last_delivered, int64_t entries_read) {
+  if (entries_read < kEntriesReadUnknown) return Err::kBadData;
+  Result<ConsumerGroup*> g = s_->groups_.create(name, last_delivered, entries_read);
+  if (!g) return Err::kBadData;
+  group_ = *g;
+  consumer_ = nullptr;
+  return Err::kOk;
+}
+
+Err StreamBuilder::add_pending(StreamId id, int64_t delivery_time_ms, uint64_t delivery_count) {
+  if (!group_ || delivery_time_ms < 0 || delivery_time_ms > kMaxTime) return Err::kBadData;
+  auto* e = new PendingEntry{delivery_time_ms, delivery_count, nullptr, id};
+  if (!group_->pel_.insert(id, e)) {
+    delete e;
+    return Err::kBadData;
+  }
+  return Err::kOk;
+}
+
+Err StreamBuilder::add_consumer(std::string_view name, int64_t seen_time_ms,
+                                int64_t active_time_ms) {
+  if (!group_ || seen_time_ms < 0 || seen_time_ms > kMaxTime || active_time_ms < -1 ||
+      active_time_ms > kMaxTime) {
+    return Err::kBadData;
+  }
+  auto [c, created] = group_->create_consumer(name, seen_time_ms);
+  if (!created) return Err::kBadData;
+  c->active_time_ms_ = active_time_ms;
+  consumer_ = c;
+  return Err::kOk;
+}
+
+Err StreamBuilder::own(StreamId id) {
+  if (!consumer_) return Err::kBadData;
+  PendingEntry* e = group_->pel_.find(id);
+  if (!e || e->owner) return Err::kBadData;
+  e->owner = consumer_;
+  consumer_->pel_.insert(id, e);
+  return Err::kOk;
+}
+
+Err StreamBuilder::add_released(std::string_view group, StreamId id, uint64_t delivery_count) {
+  ConsumerGroup* g = s_->groups_.find(group);
+  if (!g) return Err::kBadData;
+  auto* e = new PendingEntry{0, delivery_count, nullptr, id};
+  if (!g->pel_.insert(id, e)) {
+    delete e;
+    return Err::kBadData;
+  }
+  released_.emplace_back(g, e);
+  return Err::kOk;
+}
+
+Err StreamBuilder::set_idmp(bool configured, uint32_t duration_sec, uint32_t maxsize,
+                            uint64_t iids_added, uint64_t duplicates) {
+  if (duration_sec < 1 || duration_sec > IdmpTable::kMaxDurationSec || maxsize < 1 ||
+      maxsize > IdmpTable::kMaxMaxSize || s_->idmp()) {
+    return Err::kBadData;
+  }
+  IdmpTable& t = s_->idmp_or_create();
+  if (configured) t.configure(duration_sec, maxsize);
+  t.restore_counters(iids_added, duplicates);
+  return Err::kOk;
+}
+
+Err StreamBuilder::add_idmp_record(std::string_view pid, std::string_view iid, StreamId id,
+                                   uint64_t now_ms) {
+  if (!s_->idmp()) return Err::kBadData;
+  IdmpTable& t = *s_->idmp();
+  uint64_t added = t.iids_added();
+  t.record(pid, iid, id, now_ms);
+  t.restore_counters(added, t.iids_duplicates());  // record() counted it: the file has the total
+  return Err::kOk;
+}
+
+Result<std::unique_ptr<Stream>> StreamBuilder::finish() {
+  if (live_ != length_ || entries_added_ < length_) return Err::kBadData;
+  if (live_ != 0 && last_id_ < last_live_) return Err::kBadData;
+  Stream& s = *s_;
+  s.length_ = length_;
+  s.entries_added_ = entries_added_;
+  s.last_id_ = last_id_;
+  s.max_deleted_ = max_deleted_;
+  s.first_id_ = live_ != 0 ? s.first_live_id() : StreamId{};
+  // Every record must have an owner or be released; the time index is then built in claim
+  // order: the NACK zone as released, the owned records sorted, each link an append (O(n log n)
+  // whatever order the input had).
+  Err err = Err::kOk;
+  std::size_t released_seen = 0;
+  s.groups_.for_each([&](ConsumerGroup& g) {
+    std::vector<PendingEntry*> owned;
+    owned.reserve(g.pel_.size());
+    for (Pel::Iterator it = g.pel_.begin(); it.valid(); ++it) {
+      if (it.entry()->owner) owned.push_back(it.entry());
+    }
+    std::size_t released = 0;
+    for (const auto& r : released_) {
+      if (r.first != &g) continue;
+      g.by_time_.push_nacked(r.second);
+      ++released;
+    }
+    released_seen += released;
+    if (owned.size() + released != g.pel_.size()) {
+      err = Err::kBadData;
+      return;
+    }
+    std::sort(owned.begin(), owned.end(), [](const PendingEntry* a, const PendingEntry* b) {
+      return a->delivery_time_ms != b->delivery_time_ms ? a->delivery_time_ms < b->delivery_time_ms
+                                                        : a->id < b->id;
+    });
+    for (PendingEntry* e : owned) g.by_time_.insert(e);
+  });
+  if (err != Err::kOk || released_seen != released_.size()) return Err::kBadData;
+  return std::move(s_);
+}
+
+}  // namespace streamd::engine
