@@ -1,5 +1,7 @@
 // ConsumerGroup: XCLAIM, XAUTOCLAIM, XREADGROUP CLAIM (ownership transfer of pending entries)
-// and XNACK (release back to the group).
+// and XNACK (release back to the group), and at their decision points the dead-letter rule
+// (dead_letter.h): a claim that would add a delivery to an entry at the group's maximum, or an
+// XNACK FATAL, takes the entry out of the group instead of handing it out.
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -38,6 +40,13 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
     // A NACKed record (no owner) is claimable whatever min_idle: its delivery time is 0. A record
     // FORCE creates skips the idle check.
     if (e && e->owner && min_idle != 0 && now_ms - e->delivery_time_ms < min_idle) continue;
+    // Only a claim that counts a delivery dead-letters (not JUSTID, not RETRYCOUNT: the forms
+    // the AOF and replicas replay). A record FORCE creates starts at 1, never at a maximum.
+    const bool counts = !opts.justid && !opts.retry_count;
+    if (e && counts && dead_letter_due(*e) &&
+        take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
+      continue;
+    }
     if (!e) {
       e = new_record(id, delivery_time, 1, c);
     } else {
@@ -84,6 +93,13 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
     }
     ++it;
     if (min_idle_ms > 0 && now_ms - e->delivery_time_ms < min_idle_ms) continue;
+    if (!justid && dead_letter_due(*e)) {
+      // Counts against COUNT as a deleted entry does: the call did its work on it.
+      take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered);
+      --count;
+      it = pel_.seek(id, SeekOp::kGt);  // the drop invalidated the iterator
+      continue;
+    }
     // Changing owners touches only consumer Pels and the time index, so `it` (on the group Pel)
     // stays valid.
     redeliver(e, c, now_ms);
@@ -115,6 +131,12 @@ ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view cons
     const bool nacked = e->owner == nullptr;
     // The owned part is ordered by delivery time: the first one not idle enough ends the walk.
     if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    // Not counted against `count`: the reader gets up to count entries it can work on.
+    if (dead_letter_due(*e) &&
+        take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
+      e = next;
+      continue;
+    }
     GroupEntry* out = add_stream_entry(s, e->id, r.claimed);
     if (!out) {
       r.deleted.push_back(e->id);
@@ -166,6 +188,11 @@ NackResult ConsumerGroup::nack(const Stream& s, std::span<const StreamId> ids, N
   NackResult r;
   for (StreamId id : ids) {
     PendingEntry* e = pel_.find(id);
+    if (e && mode == NackMode::kFatal && dead_letter_ &&
+        take_dead_letter(s, e, DeadLetterReason::kFatal, r.dead_lettered)) {
+      ++r.released;
+      continue;
+    }
     if (e) {
       by_time_.unlink(e);
       if (e->owner) {
@@ -193,6 +220,30 @@ NackResult ConsumerGroup::nack(const Stream& s, std::span<const StreamId> ids, N
     r.records.emplace_back(id, e->delivery_count);
   }
   return r;
+}
+
+void ConsumerGroup::set_dead_letter(std::optional<DeadLetterPolicy> policy) {
+  if (!policy) {
+    dead_letter_.reset();
+    return;
+  }
+  if (dead_letter_) policy->dead_lettered = dead_letter_->dead_lettered;
+  dead_letter_ = std::make_unique<DeadLetterPolicy>(std::move(*policy));
+}
+
+bool ConsumerGroup::take_dead_letter(const Stream& s, PendingEntry* e, DeadLetterReason why,
+                                     std::vector<DeadLetter>& out) {
+  if (!s.lookup(e->id, scratch_)) return false;
+  DeadLetter& d = out.emplace_back();
+  d.id = e->id;
+  d.deliveries = e->delivery_count;
+  if (e->owner) d.consumer = e->owner->name();
+  d.reason = why;
+  d.fields.reserve(scratch_.size());
+  for (const FieldValue& fv : scratch_) d.fields.emplace_back(fv.field, fv.value);
+  drop(e->id, e);
+  ++dead_letter_->dead_lettered;
+  return true;
 }
 
 }  // namespace streamd::engine

@@ -118,6 +118,7 @@ std::unique_ptr<ConsumerGroup> ConsumerGroup::clone() const {
       g->by_time_.push_nacked(copy);
     }
   }
+  if (dead_letter_) g->dead_letter_ = std::make_unique<DeadLetterPolicy>(*dead_letter_);
   return g;
 }
 
@@ -133,6 +134,9 @@ std::size_t ConsumerGroup::memory_usage() const {
   };
   std::size_t bytes = malloc_size_estimate(sizeof(ConsumerGroup)) + string_bytes(name_) +
                       consumers_.memory_usage() + pel_memory_usage();
+  if (dead_letter_) {
+    bytes += malloc_size_estimate(sizeof(DeadLetterPolicy)) + string_bytes(dead_letter_->stream);
+  }
   for_each_consumer([&](const Consumer& c) {
     bytes += malloc_size_estimate(sizeof(Consumer)) + string_bytes(c.name_);
   });

@@ -182,6 +182,12 @@ void write_group(Emitter& e, const std::string& key, const engine::ConsumerGroup
     write_pending_entry(e, key, g, p->id, *p);
   }
   write_idle_consumers(e, key, g);
+  // streamd's dead-letter policy, after the records (which are JUSTID claims: never
+  // dead-lettered on replay either way).
+  if (const engine::DeadLetterPolicy* p = g.dead_letter()) {
+    std::string max = std::to_string(p->max_deliveries);
+    e.cmd({"STREAMD.DEADLETTER", "SET", key, g.name(), "MAXDELIVERIES", max, "STREAM", p->stream});
+  }
 }
 
 // Removes the ghost placeholders once every claim is done: the ones before the first live entry

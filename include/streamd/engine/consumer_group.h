@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "streamd/engine/dead_letter.h"
 #include "streamd/engine/group_lag.h"
 #include "streamd/engine/pel.h"
 #include "streamd/engine/radix_tree.h"
@@ -152,14 +153,16 @@ struct ClaimOptions {
 struct ClaimResult {
   DeliveryBatch claimed;          // in argument order (an ID given twice is claimed twice)
   std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
-  bool consumer_created = false;  // the consumer did not exist (xgroup-createconsumer)
-  bool last_id_changed = false;   // LASTID raised last_delivered_id
+  std::vector<DeadLetter> dead_lettered;  // taken out of the group instead (dead_letter.h)
+  bool consumer_created = false;          // the consumer did not exist (xgroup-createconsumer)
+  bool last_id_changed = false;           // LASTID raised last_delivered_id
 };
 
 struct AutoClaimResult {
   StreamId next_cursor;  // the first PEL entry not examined; 0-0 at the end of the PEL
   DeliveryBatch claimed;
-  std::vector<StreamId> deleted;  // dropped from the PEL (they count against COUNT)
+  std::vector<StreamId> deleted;          // dropped from the PEL (they count against COUNT)
+  std::vector<DeadLetter> dead_lettered;  // taken out of the group (they count against COUNT)
   bool consumer_created = false;
 };
 
@@ -167,6 +170,7 @@ struct AutoClaimResult {
 struct ClaimIdleResult {
   DeliveryBatch claimed;          // oldest delivery first (NACKed entries before all others)
   std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
+  std::vector<DeadLetter> dead_lettered;  // taken out of the group (not counted against count)
   bool consumer_created = false;
 };
 
@@ -178,6 +182,9 @@ struct NackResult {
   // Every release in order with the counter it left (what the AOF logs as XNACK ... RETRYCOUNT n
   // FORCE), duplicates included.
   std::vector<std::pair<StreamId, uint64_t>> records;
+  // FATAL with a dead-letter policy: the entries taken out of the group instead of released
+  // (counted in `released`, not in `records`).
+  std::vector<DeadLetter> dead_lettered;
 };
 
 // XPENDING summary form. Names are views valid until the group is next mutated.
@@ -298,7 +305,9 @@ class ConsumerGroup {
   // in order: pending but gone from the stream → removed from the PEL and reported in `deleted`;
   // not pending → skipped unless FORCE and the entry exists (a record {now, 1} is created and
   // claimed without an idle check); pending but idle < min_idle → skipped; otherwise moved to
-  // the consumer with the delivery time and count the options say.
+  // the consumer with the delivery time and count the options say, except that with a
+  // dead-letter policy a record at its maximum is taken out of the group (dead_lettered) when
+  // the claim would count a delivery (neither JUSTID nor RETRYCOUNT).
   ClaimResult claim(const Stream& s, std::string_view consumer, std::span<const StreamId> ids,
                     const ClaimOptions& opts, int64_t now_ms);
 
@@ -306,7 +315,8 @@ class ConsumerGroup {
   // (inclusive; the caller steps past an exclusive start) examining at most count * 10 entries: a
   // deleted entry is removed and reported (and counts against `count`), an entry idle for less than
   // min_idle is skipped, any other is claimed (delivery time now, count + 1 unless justid) until
-  // `count` are done.
+  // `count` are done; without justid, one at the dead-letter maximum is taken out of the group
+  // instead (dead_lettered; it counts against `count`).
   AutoClaimResult autoclaim(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
                             StreamId start, std::size_t count, bool justid, int64_t now_ms);
 
@@ -315,8 +325,9 @@ class ConsumerGroup {
   // that are NACKed or idle for at least min_idle, oldest delivery first: each moves to the
   // consumer with delivery time now and count + 1 (saturating), and reports its idle time and
   // count from before the claim. A record whose entry is gone from the stream is dropped and
-  // reported in `deleted` (as XCLAIM/XAUTOCLAIM do; it does not count against `count`). Costs
-  // O(k + deleted), k the entries claimed.
+  // reported in `deleted` (as XCLAIM/XAUTOCLAIM do; it does not count against `count`), one at
+  // the dead-letter maximum goes to dead_lettered (nor does it). Costs O(k + deleted +
+  // dead-lettered), k the entries claimed.
   ClaimIdleResult claim_idle(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
                              std::size_t count, int64_t now_ms);
   // The earliest time at which claim_idle(min_idle) would find something: now_ms if a record
@@ -327,7 +338,9 @@ class ConsumerGroup {
   // to the NACK zone, so a re-released one moves to its end) with its counter set by `mode`
   // (SILENT - 1 down to 0, FAIL unchanged, FATAL LLONG_MAX) or to retry_count if given. With
   // `force`, an ID not in the PEL whose entry is in the stream gets a released record with
-  // counter 0 (retry_count, LLONG_MAX for FATAL). Other IDs are skipped.
+  // counter 0 (retry_count, LLONG_MAX for FATAL). Other IDs are skipped. With a dead-letter
+  // policy, FATAL takes every pending ID whose entry is in the stream out of the group instead
+  // (dead_lettered, counted as released; FORCE-created records are not).
   NackResult nack(const Stream& s, std::span<const StreamId> ids, NackMode mode,
                   std::optional<uint64_t> retry_count, bool force);
 
@@ -335,6 +348,17 @@ class ConsumerGroup {
   // (claim() then turns anything outside [0, now] into now).
   static int64_t delivery_time_from_idle(int64_t now_ms, int64_t idle_ms) {
     return static_cast<int64_t>(static_cast<uint64_t>(now_ms) - static_cast<uint64_t>(idle_ms));
+  }
+
+  // ---- dead letters (dead_letter.h) --------------------------------------------------------
+  // The group's policy, nullptr if it has none (then no claim ever dead-letters).
+  const DeadLetterPolicy* dead_letter() const { return dead_letter_.get(); }
+  // Sets (nullopt: removes) the policy; a new policy starts its dead_lettered counter at 0, a
+  // changed one keeps it.
+  void set_dead_letter(std::optional<DeadLetterPolicy> policy);
+  // Whether a claim that adds one to e's counter would take e out of the group instead.
+  bool dead_letter_due(const PendingEntry& e) const {
+    return dead_letter_ && e.delivery_count >= dead_letter_->max_deliveries;
   }
 
   // ---- XPENDING -----------------------------------------------------------------------------
@@ -378,6 +402,11 @@ class ConsumerGroup {
   GroupEntry* add_stream_entry(const Stream& s, StreamId id, DeliveryBatch& out);
   // Debug builds: the group and owner Pels agree about this ID.
   void debug_check_id(StreamId id) const;
+  // Takes the pending record `e` out of the group as a dead letter (a copy of its entry, owner
+  // and counter into `out`, then the record is dropped) and counts it; false, and nothing
+  // changed, if its entry is gone from the stream.
+  bool take_dead_letter(const Stream& s, PendingEntry* e, DeadLetterReason why,
+                        std::vector<DeadLetter>& out);
 
   std::string name_;
   StreamId last_delivered_id_;
@@ -386,6 +415,8 @@ class ConsumerGroup {
   Pel pel_;                          // every pending record (owned)
   PelTimeIndex by_time_;             // the same records in claim order
   std::vector<FieldValue> scratch_;  // reused by add_stream_entry
+  // Behind a pointer: most groups have no policy and pay 8 bytes.
+  std::unique_ptr<DeadLetterPolicy> dead_letter_;
 };
 
 }  // namespace streamd::engine

@@ -187,6 +187,50 @@ OwnedDoc entry(std::string_view name, std::string info_tail, Pairs doc) {
   return OwnedDoc{std::string(name), std::move(info_tail), doc.size(), pairs_body(doc)};
 }
 
+// streamd's own commands, documented the way Redis documents a module's: group "module" and a
+// "module" field naming streamd, so tools that list COMMAND DOCS show them as an extension.
+void append_streamd_extension_docs(std::vector<OwnedDoc>& out) {
+  auto key_at_2 = [](std::initializer_list<std::string_view> key_flags) {
+    return key_specs({key_spec(flags(key_flags), begin_index(2), find_range(0, 1, 0))});
+  };
+  auto sub = [&](std::string_view name, std::string info_tail, std::string_view summary,
+                 std::string_view complexity, std::string args) {
+    out.push_back(entry(name, std::move(info_tail),
+                        {{"summary", bulk(summary)},
+                         {"since", bulk("8.10.0")},
+                         {"group", bulk("module")},
+                         {"complexity", bulk(complexity)},
+                         {"module", bulk("streamd")},
+                         {"arguments", std::move(args)}}));
+  };
+  out.push_back(entry("streamd.deadletter", tips({}) + key_specs({}),
+                      {{"summary", bulk("A container for consumer group dead-letter commands "
+                                        "(a streamd extension).")},
+                       {"since", bulk("8.10.0")},
+                       {"group", bulk("module")},
+                       {"complexity", bulk("Depends on subcommand.")},
+                       {"module", bulk("streamd")}}));
+  sub("streamd.deadletter|get", tips({}) + key_at_2({"RO", "access"}),
+      "Returns the dead-letter settings of a consumer group.", "O(1)",
+      array({arg("key", "key", {}, {}, 0), arg("group", "string")}));
+  out.push_back(entry("streamd.deadletter|help", tips({}) + key_specs({}),
+                      {{"summary", bulk("Returns helpful text about the different subcommands.")},
+                       {"since", bulk("8.10.0")},
+                       {"group", bulk("module")},
+                       {"complexity", bulk("O(1)")},
+                       {"module", bulk("streamd")}}));
+  sub("streamd.deadletter|remove", tips({}) + key_at_2({"RW", "update"}),
+      "Removes the dead-letter settings of a consumer group.", "O(1)",
+      array({arg("key", "key", {}, {}, 0), arg("group", "string")}));
+  sub("streamd.deadletter|set", tips({}) + key_at_2({"RW", "update"}),
+      "Sets the maximum number of deliveries of a consumer group's entries and the stream that "
+      "receives the entries that exceed it.",
+      "O(1)",
+      array({arg("key", "key", {}, {}, 0), arg("group", "string"),
+             arg("count", "integer", {}, "MAXDELIVERIES"),
+             arg("deadletterkey", "string", {}, "STREAM")}));
+}
+
 }  // namespace
 
 std::vector<OwnedDoc> hand_written_docs() {
@@ -378,6 +422,7 @@ std::vector<OwnedDoc> hand_written_docs() {
                arg("count", "integer", {"optional"}, "RETRYCOUNT"),
                arg("force", "pure-token", {"optional"}, "FORCE")})}}));
 
+  append_streamd_extension_docs(out);
   return out;
 }
 

@@ -368,6 +368,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("dump_payload_sanitizations", 0);
   s.add("io_threaded_reads_processed", 0);
   s.add("io_threaded_writes_processed", 0);
+  // streamd's own (STREAMD.DEADLETTER), after Redis's fields: entries moved to dead-letter
+  // streams since the server started.
+  s.add("streamd_dead_lettered_entries", st.dead_lettered);
 }
 
 void replication_section(Context&, Section& s) {

@@ -62,6 +62,10 @@ void server_metrics(Server& server, Exposition& e) {
       {"redis_keyspace_misses_total", static_cast<double>(st.keyspace_misses)},
   };
   write_info_metrics(e, counters, "counter");
+  // streamd's dead-letter streams (STREAMD.DEADLETTER): entries moved since the server started.
+  e.family("streamd_dead_letters_total",
+           "Entries moved to dead-letter streams instead of being delivered again", "counter");
+  e.sample("streamd_dead_letters_total", {}, st.dead_lettered);
 
   PersistenceInfo p = persistence_info(server);
   const Gauge aof[] = {
@@ -256,11 +260,12 @@ void stream_metrics(Server& server, Exposition& e) {
     engine::GroupInfo info;
     std::vector<engine::ConsumerInfo> consumers;
     std::vector<std::string> consumer_names;
+    const engine::DeadLetterPolicy* dead_letter;  // nullptr: the group has no policy
   };
   std::vector<GroupRow> groups;
   for (const auto& r : rows) {
     r.s->groups().for_each([&](const engine::ConsumerGroup& g) {
-      GroupRow gr{&r, {}, g.info(*r.s), g.consumers_info(), {}};
+      GroupRow gr{&r, {}, g.info(*r.s), g.consumers_info(), {}, g.dead_letter()};
       gr.name = label_text(gr.info.name);
       for (const auto& ci : gr.consumers) gr.consumer_names.push_back(label_text(ci.name));
       groups.push_back(std::move(gr));
@@ -305,6 +310,16 @@ void stream_metrics(Server& server, Exposition& e) {
         return static_cast<double>(*i.lag);
       },
       true);
+
+  // Only groups with a dead-letter policy have the series (since the policy was set).
+  e.family("streamd_stream_group_dead_letters_total",
+           "Entries of the group moved to its dead-letter stream", "counter");
+  for (const auto& g : groups) {
+    if (!g.dead_letter) continue;
+    e.sample("streamd_stream_group_dead_letters_total",
+             {{"db", g.stream->db}, {"stream", g.stream->key}, {"group", g.name}},
+             g.dead_letter->dead_lettered);
+  }
 
   int64_t now_ms = server.clock().now_ms();
   e.family("redis_stream_group_consumer_messages_pending",

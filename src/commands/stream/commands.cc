@@ -10,6 +10,7 @@ void register_stream_commands(CommandTable& t) {
   register_stream_group_commands(t);
   register_stream_ref_commands(t);
   register_stream_idmp_commands(t);
+  register_stream_dead_letter_commands(t);
 }
 
 }  // namespace streamd::cmd

@@ -9,6 +9,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/dead_letters.h"
 #include "streamd/commands/stream/group_render.h"
 #include "streamd/commands/stream/propagation.h"
 #include "streamd/commands/stream/support.h"
@@ -365,13 +366,17 @@ void xnack(Context& ctx) {
     ctx.reply.error(errors::nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
     return;
   }
+  // FATAL may dead-letter: its dead-letter stream must be usable before anything changes.
+  if (mode == engine::NackMode::kFatal && !dead_letter_ready(ctx, *g)) return;
   engine::NackResult r = g->nack(*s, ids, mode, retry, force);
   ctx.reply.integer(static_cast<long long>(r.released));
   if (r.released == 0) return;
   ctx.mark_dirty();
+  ctx.propagate_nothing();  // only the records below (none if every ID was dead-lettered)
   // Released entries are claimable at once: blocked XREADGROUP ... CLAIM readers look again.
-  ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
+  if (!r.records.empty()) ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
   propagate_nack(ctx, ctx.arg(1), ctx.arg(2), r.records);
+  deliver_dead_letters(ctx, ctx.arg(1), *g, r.dead_lettered);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/dead_letters.h"
 #include "streamd/commands/stream/group_render.h"
 #include "streamd/commands/stream/propagation.h"
 #include "streamd/commands/stream/read_budget.h"
@@ -79,6 +80,8 @@ void xreadgroup(Context& ctx) {
     }
     reads[i].stream = s;
     reads[i].group = g;
+    // CLAIM may dead-letter: its dead-letter stream must be usable before anything changes.
+    if (a.claim && !dead_letter_ready(ctx, *g)) return;
     if (id == "$") {
       ctx.reply.error(errors::kDollarInXreadgroup);
       return;
@@ -151,8 +154,11 @@ void xreadgroup(Context& ctx) {
     }
     // History reads are always served; `>` only when the stream has something new (or claimed).
     if (!read && cr.claimed.empty()) {
+      // Nothing of this stream is rendered: no view the dead letters' append could move.
+      deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
       if (budget.stopped()) break;
       if (r.new_entries) continue;
+      cr.dead_lettered.clear();
     }
     engine::ReadResult rr;
     if (!r.new_entries) {
@@ -179,6 +185,8 @@ void xreadgroup(Context& ctx) {
     } else {
       write_delivery(w, rr.entries, false);
     }
+    // After rendering: the append may be to this very stream (after a RENAME), moving views.
+    deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
   }
   if (served) {
     w.end_pair_map(d, served);
@@ -298,6 +306,7 @@ void xclaim(Context& ctx) {
       return;
     }
   }
+  if (!dead_letter_ready(ctx, *g)) return;
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
   // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
   if (opts.delivery_time_ms && !r.claimed.empty()) {
@@ -312,6 +321,7 @@ void xclaim(Context& ctx) {
     propagate_group_position(ctx, ctx.arg(1), *g);
     if (r.claimed.empty() && r.deleted.empty()) ctx.mark_dirty();
   }
+  deliver_dead_letters(ctx, ctx.arg(1), *g, r.dead_lettered);
 }
 
 void xautoclaim(Context& ctx) {
@@ -349,6 +359,7 @@ void xautoclaim(Context& ctx) {
   Stream* s = nullptr;
   ConsumerGroup* g = claim_group(ctx, s);
   if (!g) return;
+  if (!dead_letter_ready(ctx, *g)) return;
   engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
                                            static_cast<std::size_t>(count), justid, ctx.now_ms);
   ctx.propagate_nothing();
@@ -359,6 +370,8 @@ void xautoclaim(Context& ctx) {
   write_delivery(w, r.claimed, justid);
   w.array(r.deleted.size());
   for (StreamId id : r.deleted) write_id(w, id);
+  // Dead-lettered entries are in neither list: they are not deleted from the stream.
+  deliver_dead_letters(ctx, ctx.arg(1), *g, r.dead_lettered);
 }
 
 std::vector<int> xreadgroup_keys(std::span<const std::string_view> argv) {

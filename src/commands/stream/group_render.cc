@@ -1,6 +1,7 @@
 #include "streamd/commands/stream/group_render.h"
 
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/stream/dead_letters.h"
 #include "streamd/commands/stream/support.h"
 
 namespace streamd::cmd {
@@ -57,7 +58,7 @@ void write_groups_summary(Context& ctx, const engine::Stream& s) {
   w.array(s.groups().size());
   s.groups().for_each([&](const engine::ConsumerGroup& g) {
     engine::GroupInfo gi = g.info(s);
-    w.map(6);
+    w.map(6 + dead_letter_info_pairs(g));
     w.bulk("name");
     w.bulk(gi.name);
     w.bulk("consumers");
@@ -70,6 +71,7 @@ void write_groups_summary(Context& ctx, const engine::Stream& s) {
     write_nullable(w, gi.entries_read);
     w.bulk("lag");
     write_nullable(w, gi.lag);
+    write_dead_letter_info(w, g);  // streamd's dead-letter policy, only for groups with one
   });
 }
 
@@ -104,7 +106,7 @@ void write_groups_full(Context& ctx, const engine::Stream& s, std::size_t count)
   w.array(s.groups().size());
   s.groups().for_each([&](const engine::ConsumerGroup& g) {
     engine::GroupFullInfo fi = g.full_info(s, count);
-    w.map(8);
+    w.map(8 + dead_letter_info_pairs(g));
     w.bulk("name");
     w.bulk(fi.info.name);
     w.bulk("last-delivered-id");
@@ -149,6 +151,7 @@ void write_groups_full(Context& ctx, const engine::Stream& s, std::size_t count)
     // page adds it).
     w.bulk("nacked-count");
     w.integer(static_cast<long long>(fi.nacked));
+    write_dead_letter_info(w, g);
   });
 }
 

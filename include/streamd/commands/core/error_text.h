@@ -194,6 +194,13 @@ inline constexpr std::string_view kMaxCountNotPositive = "ERR MAXCOUNT must be a
 inline constexpr std::string_view kMaxSizeNotPositive = "ERR MAXSIZE must be a positive integer";
 inline constexpr std::string_view kMaxCountBelowCount =
     "ERR MAXCOUNT must be greater than or equal to COUNT";
+// STREAMD.DEADLETTER (a streamd extension; worded as Redis words its range and option errors).
+inline constexpr std::string_view kDeadLetterMaxDeliveries =
+    "ERR MAXDELIVERIES must be a positive integer";
+inline constexpr std::string_view kDeadLetterSameKey =
+    "ERR the dead-letter stream must be a different key than the stream";
+inline constexpr std::string_view kDeadLetterMissingOption =
+    "ERR STREAMD.DEADLETTER SET requires both MAXDELIVERIES and STREAM";
 // "ERR Syntax error in HELLO option 'BOGUS'"
 std::string hello_syntax(std::string_view option);
 // "ERR Unrecognized option 'foo'" (CLIENT SETINFO)

@@ -43,6 +43,7 @@ struct Stats {
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
   uint64_t client_output_limit_disconnections = 0;
+  uint64_t dead_lettered = 0;  // entries moved to dead-letter streams (STREAMD.DEADLETTER)
   // Keyed by full command name ("xgroup|create"), sorted as INFO lists them.
   std::map<std::string, CommandStats> commands;
   std::map<std::string, uint64_t> errors;  // error code ("ERR", "WRONGTYPE") → count

@@ -17,6 +17,8 @@ void register_stream_info_commands(CommandTable& t);   // XINFO
 void register_stream_group_commands(CommandTable& t);  // XGROUP XREADGROUP XACK XCLAIM ...
 void register_stream_ref_commands(CommandTable& t);    // XDELEX XACKDEL (8.2)
 void register_stream_idmp_commands(CommandTable& t);   // XCFGSET XIDMPRECORD (8.6/8.8)
+// STREAMD.DEADLETTER (a streamd extension: dead-letter streams)
+void register_stream_dead_letter_commands(CommandTable& t);
 
 // XREAD / XREADGROUP options, as Redis parses them (up to STREAMS; IDs are the caller's).
 struct ReadArgs {
