@@ -103,6 +103,14 @@ Err StreamBuilder::add_released(std::string_view group, StreamId id, uint64_t de
   return Err::kOk;
 }
 
+Err StreamBuilder::set_dead_letter(std::string_view group, uint64_t max_deliveries,
+                                   std::string_view stream) {
+  ConsumerGroup* g = s_->groups_.find(group);
+  if (!g || max_deliveries == 0 || g->dead_letter()) return Err::kBadData;
+  g->set_dead_letter(DeadLetterPolicy{max_deliveries, std::string(stream)});
+  return Err::kOk;
+}
+
 Err StreamBuilder::set_idmp(bool configured, uint32_t duration_sec, uint32_t maxsize,
                             uint64_t iids_added, uint64_t duplicates) {
   if (duration_sec < 1 || duration_sec > IdmpTable::kMaxDurationSec || maxsize < 1 ||

@@ -68,6 +68,9 @@ class StreamBuilder {
   Err set_idmp(bool configured, uint32_t duration_sec, uint32_t maxsize, uint64_t iids_added,
                uint64_t duplicates);
   Err add_idmp_record(std::string_view pid, std::string_view iid, StreamId id, uint64_t now_ms);
+  // The dead-letter policy (dead_letter.h) of group `group`: max_deliveries >= 1, at most one
+  // per group. After the groups, before finish().
+  Err set_dead_letter(std::string_view group, uint64_t max_deliveries, std::string_view stream);
 
   // Checks what could only be checked at the end and returns the stream; kBadData otherwise.
   Result<std::unique_ptr<Stream>> finish();

@@ -16,7 +16,10 @@ using engine::StreamId;
 
 constexpr int64_t kFlagDeleted = 1;
 constexpr int64_t kFlagSameFields = 2;
-constexpr uint64_t kExtVersion = 1;
+// Version 2 added the dead-letter policies (STREAMD.DEADLETTER) after the IDMP table; a
+// version 1 blob (no such section) still loads.
+constexpr uint64_t kExtVersion = 2;
+constexpr uint64_t kExtVersionNoDeadLetters = 1;
 
 void raw_id(Writer& w, StreamId id) {
   auto b = id.encode();
@@ -112,7 +115,10 @@ std::string stream_ext(const engine::Stream& s) {
   std::size_t nacked = 0;
   s.groups().for_each([&](const engine::ConsumerGroup& g) { nacked += g.nacked_count(); });
   const engine::IdmpTable* t = s.idmp();
-  if (nacked == 0 && !t) return {};
+  std::size_t policies = 0;
+  s.groups().for_each(
+      [&](const engine::ConsumerGroup& g) { policies += g.dead_letter() != nullptr; });
+  if (nacked == 0 && !t && policies == 0) return {};
   std::string out;
   Writer w(out);
   w.len(kExtVersion);
@@ -143,12 +149,23 @@ std::string stream_ext(const engine::Stream& s) {
       raw_id(w, id);
     });
   }
+  // Dead-letter policies: group name, maximum deliveries, dead-letter key (the runtime counter
+  // of moved entries is not kept, as the AOF does not keep it either).
+  w.len(policies);
+  s.groups().for_each([&](const engine::ConsumerGroup& g) {
+    const engine::DeadLetterPolicy* p = g.dead_letter();
+    if (!p) return;
+    w.string(g.name());
+    w.len(p->max_deliveries);
+    w.string(p->stream);
+  });
   return out;
 }
 
 bool apply_stream_ext(std::string_view blob, engine::StreamBuilder& b, uint64_t now_ms) {
   Reader r(blob);
-  if (r.len() != kExtVersion || !r.ok()) return false;
+  const uint64_t version = r.len();
+  if (!r.ok() || (version != kExtVersion && version != kExtVersionNoDeadLetters)) return false;
   std::string scratch;
   uint64_t groups = r.count(2);
   for (uint64_t gi = 0; gi < groups && r.ok(); ++gi) {
@@ -177,6 +194,15 @@ bool apply_stream_ext(std::string_view blob, engine::StreamBuilder& b, uint64_t 
       iid = r.string();
       StreamId id = read_raw_id(r);
       if (r.ok() && b.add_idmp_record(pid, iid, id, now_ms) != engine::Err::kOk) return false;
+    }
+  }
+  if (version == kExtVersion) {
+    uint64_t n = r.count(3);
+    for (uint64_t i = 0; i < n && r.ok(); ++i) {
+      std::string group = r.string();
+      uint64_t max = r.len();
+      std::string key = r.string();
+      if (r.ok() && b.set_dead_letter(group, max, key) != engine::Err::kOk) return false;
     }
   }
   return r.ok() && r.at_end();

@@ -160,12 +160,20 @@ TEST(RdbFile, StreamdOnlyStateSurvives) {
   a.Run({"XADD", "s", "IDMP", "p1", "i2", "*", "f", "v"});
   a.Run({"XCFGSET", "s", "IDMP-DURATION", "200", "IDMP-MAXSIZE", "50"});
   a.Run({"XADD", "s", "IDMP", "p2", "i1", "*", "f", "v"});
+  a.Run({"XGROUP", "CREATE", "s", "g2", "0"});
+  ASSERT_EQ(a.Run({"STREAMD.DEADLETTER", "SET", "s", "g2", "MAXDELIVERIES", "4", "STREAM", "dl"}),
+            "+OK\r\n");
   std::string data = save_to_string(a);
   CommandHarness b;
   b.Advance(a.clock().now_ms() - CommandHarness::kStartMs);
   std::string err;
   ASSERT_TRUE(load_into(b, data, &err)) << err;
   EXPECT_EQ(observe(a, "s"), observe(b, "s"));
+  // The dead-letter policy (observe() shows it in XINFO GROUPS, this says so explicitly).
+  EXPECT_EQ(
+      Decode(b.Run({"STREAMD.DEADLETTER", "GET", "s", "g2"})),
+      "{\"max-deliveries\": (integer) 4, \"stream\": \"dl\", \"dead-lettered\": (integer) 0}");
+  EXPECT_EQ(Decode(b.Run({"STREAMD.DEADLETTER", "GET", "s", "g1"})), "(nil)");
   // The released entries come back first, in release order, as in the original.
   std::vector<std::string> claim = {"XREADGROUP", "GROUP", "g1",      "d", "CLAIM", "0",
                                     "COUNT",      "3",     "STREAMS", "s", ">"};
