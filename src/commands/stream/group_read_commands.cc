@@ -80,8 +80,6 @@ void xreadgroup(Context& ctx) {
     }
     reads[i].stream = s;
     reads[i].group = g;
-    // CLAIM may dead-letter: its dead-letter stream must be usable before anything changes.
-    if (a.claim && !dead_letter_ready(ctx, *g)) return;
     if (id == "$") {
       ctx.reply.error(errors::kDollarInXreadgroup);
       return;
@@ -99,6 +97,9 @@ void xreadgroup(Context& ctx) {
       // 18446744073709551615-18446744073709551615 reads new entries as `>` does.
       reads[i].new_entries = true;
     }
+    // CLAIM (with `>`) may dead-letter: the dead-letter stream must be usable before anything
+    // changes.
+    if (a.claim && reads[i].new_entries && !dead_letter_ready(ctx, *g)) return;
   }
 
   resp::ReplyWriter& w = ctx.reply;

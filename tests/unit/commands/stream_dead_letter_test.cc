@@ -11,6 +11,7 @@
 #include "command_harness.h"
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
+#include "streamd/commands/server/metrics.h"
 
 namespace streamd::cmd {
 namespace {
@@ -350,6 +351,22 @@ TEST_F(DeadLetterCommands, InfoAndCommandDocsNameTheExtension) {
   Run({"XCLAIM", "jobs", "g", "w1", "0", "1-0"});
   EXPECT_NE(Decode(Run({"INFO", "stats"})).find("streamd_dead_lettered_entries:1"),
             std::string::npos);
+  Run({"XGROUP", "CREATE", "jobs", "plain", "0"});
+  std::string metrics = metrics_text(H().server());
+  EXPECT_NE(
+      metrics.find("# TYPE streamd_dead_letters_total counter\nstreamd_dead_letters_total 1\n"),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("streamd_stream_group_dead_letters_total{db=\"db0\",stream=\"jobs\","
+                         "group=\"g\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  // Only groups with a policy have the series ("plain" has none).
+  std::size_t family = metrics.find("# TYPE streamd_stream_group_dead_letters_total");
+  ASSERT_NE(family, std::string::npos);
+  std::string lines = metrics.substr(family, metrics.find("# HELP", family) - family);
+  EXPECT_EQ(lines.find("plain"), std::string::npos) << lines;
+  EXPECT_NE(metrics.find("group=\"plain\""), std::string::npos);  // it has the others
   std::string docs = Decode(Run({"COMMAND", "DOCS", "streamd.deadletter"}));
   EXPECT_NE(docs.find("\"module\": \"streamd\""), std::string::npos) << docs;
   EXPECT_NE(docs.find("streamd.deadletter|set"), std::string::npos) << docs;
