@@ -35,7 +35,8 @@ struct GroupRead {
 // MAXCOUNT/MAXSIZE with CLAIM: how many of the entries the claim phase would take (the same
 // walk as ConsumerGroup::claim_idle, up to `count`, 0 = no limit) the budget admits, each sized as
 // the four-element entry it is replied as; takes them from the budget, stops it when one is
-// refused. Pending entries gone from the stream are skipped (the claim drops them).
+// refused. Pending entries gone from the stream are skipped (the claim drops them), and so are
+// entries the claim will dead-letter (they are not replied and not counted).
 std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle, std::size_t count,
                       int64_t now_ms, ReadBudget& budget) {
   std::vector<engine::FieldValue> fields;
@@ -45,6 +46,7 @@ std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle,
     if (count != 0 && n == count) break;
     const bool nacked = e->owner == nullptr;
     if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    if (g.dead_letter_due(*e)) continue;
     if (!s.lookup(e->id, fields)) continue;
     std::size_t bytes = entry_reply_size(e->id, fields) +
                         int_size(nacked ? -1 : now_ms - e->delivery_time_ms) +

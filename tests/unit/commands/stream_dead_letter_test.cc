@@ -199,6 +199,22 @@ TEST_F(DeadLetterCommands, XreadgroupClaimSkipsThemAndStillReadsNewEntries) {
   }
 }
 
+// MAXSIZE sizes the claim before it runs: an entry it will dead-letter takes no room, so the
+// claim hands out exactly the entries that were sized.
+TEST_F(DeadLetterCommands, XreadgroupClaimMaxsizeDoesNotSizeDeadLetters) {
+  Setup(resp::Protocol::kResp2);
+  Run({"XADD", "jobs", "3-0", "job", std::string(200, 'x')});
+  Run({"XREADGROUP", "GROUP", "g", "w1", "STREAMS", "jobs", ">"});
+  Run({"XCLAIM", "jobs", "g", "w1", "0", "1-0", "TIME", "0"});  // 2 deliveries, idlest
+  H().Advance(1000);
+  EXPECT_EQ(Decode(Run({"XREADGROUP", "GROUP", "g", "w2", "MAXSIZE", "100", "CLAIM", "100",
+                        "STREAMS", "jobs", ">"})),
+            "[[\"jobs\", [[\"2-0\", [\"job\", \"b\"], (integer) 11000, (integer) 1]]]]");
+  EXPECT_EQ(Decode(Run({"XLEN", "dlq"})), "(integer) 1");
+  EXPECT_EQ(Decode(Run({"XPENDING", "jobs", "g", "-", "+", "10", "w1"})),
+            "[[\"3-0\", \"w1\", (integer) 1000, (integer) 1]]");
+}
+
 TEST_F(DeadLetterCommands, XnackFatalMovesAtOnceAndFailKeepsReleasing) {
   for (resp::Protocol proto : kProtos) {
     SCOPED_TRACE(ProtoName(proto));
