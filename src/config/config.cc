@@ -8,8 +8,8 @@
 #include <unordered_set>
 
 #include "messages.h"
-#include "streamd/config/glob.h"
 #include "streamd/config/syntax.h"
+#include "streamd/text/glob.h"
 
 namespace streamd::config {
 
@@ -128,14 +128,14 @@ std::vector<std::pair<std::string, std::string>> Config::get_matching(
     if (seen.emplace(name).second) out.emplace_back(name, format_value(table_[i], values_[i]));
   };
   for (std::string_view pattern : patterns) {
-    if (!has_glob_chars(pattern)) {
+    if (!text::has_glob_chars(pattern)) {
       if (const Directive* d = find(pattern)) add(pattern, index_of(*d));
       continue;
     }
     for (std::size_t i = 0; i < table_.size(); ++i) {
-      if (glob_match(pattern, table_[i].name)) add(table_[i].name, i);
+      if (text::glob_match(pattern, table_[i].name)) add(table_[i].name, i);
       for (std::string_view alias : table_[i].aliases) {
-        if (glob_match(pattern, alias)) add(alias, i);
+        if (text::glob_match(pattern, alias)) add(alias, i);
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "messages.h"
 #include "streamd/config/config.h"
 #include "streamd/config/syntax.h"
+#include "streamd/text/split_args.h"
 
 #ifndef STREAMD_VERSION
 #define STREAMD_VERSION "unknown"
@@ -96,7 +97,7 @@ std::optional<LoadError> Config::apply_line(std::string_view raw, int line_no,
   auto fail = [&](std::string message) {
     return LoadError{line_no, std::string(line), std::move(message)};
   };
-  auto args = split_args(line);
+  auto args = text::split_args(line);
   if (!args) return fail(std::string(msg::kUnbalancedQuotes));
   if (args->empty()) return std::nullopt;
   const std::string name = ascii_lower((*args)[0]);
@@ -125,7 +126,7 @@ std::optional<LoadError> Config::apply_line(std::string_view raw, int line_no,
   // as one), as redis-server does. Several arguments are taken as they are.
   std::vector<std::string> words;
   if (d->type == Type::kSpecial && d->special->split_set_value && rest.size() == 1) {
-    words = split_args(rest[0]).value_or(std::vector<std::string>{rest[0]});
+    words = text::split_args(rest[0]).value_or(std::vector<std::string>{rest[0]});
   } else {
     words.assign(rest.begin(), rest.end());
   }

@@ -15,6 +15,7 @@
 #include "messages.h"
 #include "streamd/config/config.h"
 #include "streamd/config/syntax.h"
+#include "streamd/text/split_args.h"
 
 namespace streamd::config {
 
@@ -34,7 +35,7 @@ std::string Config::rewrite_text(std::string_view old_text) const {
     const std::string_view t = trim_line(lines[k]);
     if (t == msg::kRewriteMarker) has_marker = true;
     if (t.empty() || t[0] == '#') continue;
-    auto args = split_args(t);
+    auto args = text::split_args(t);
     if (!args || args->empty()) continue;
     if (const Directive* d = find((*args)[0])) where[index_of(*d)].push_back(k);
   }

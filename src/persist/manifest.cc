@@ -5,6 +5,7 @@
 #include <cstdio>
 #include "streamd/text/ascii.h"
 #include "streamd/text/repr.h"
+#include "streamd/text/split_args.h"
 
 namespace streamd::persist {
 
@@ -37,93 +38,6 @@ void append_line(std::string& out, const AofFileInfo& f) {
 
 }  // namespace
 
-bool split_args(std::string_view line, std::vector<std::string>& out) {
-  out.clear();
-  std::size_t i = 0, n = line.size();
-  for (;;) {
-    while (i < n && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i >= n) return true;
-    std::string cur;
-    bool in_dq = false, in_sq = false, done = false;
-    while (!done) {
-      if (in_dq) {
-        if (i >= n) return false;
-        char c = line[i];
-        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && text::is_hex_digit(line[i + 2]) &&
-            text::is_hex_digit(line[i + 3])) {
-          cur += static_cast<char>(text::hex_digit_value(line[i + 2]) * 16 +
-                                   text::hex_digit_value(line[i + 3]));
-          i += 4;
-        } else if (c == '\\' && i + 1 < n) {
-          char e = line[i + 1];
-          switch (e) {
-            case 'n':
-              cur += '\n';
-              break;
-            case 'r':
-              cur += '\r';
-              break;
-            case 't':
-              cur += '\t';
-              break;
-            case 'b':
-              cur += '\b';
-              break;
-            case 'a':
-              cur += '\a';
-              break;
-            default:
-              cur += e;
-              break;
-          }
-          i += 2;
-        } else if (c == '"') {
-          // The closing quote must be followed by a space or the end.
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
-          ++i;
-          done = true;
-        } else {
-          cur += c;
-          ++i;
-        }
-      } else if (in_sq) {
-        if (i >= n) return false;
-        char c = line[i];
-        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
-          cur += '\'';
-          i += 2;
-        } else if (c == '\'') {
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) return false;
-          ++i;
-          done = true;
-        } else {
-          cur += c;
-          ++i;
-        }
-      } else {
-        if (i >= n) {
-          done = true;
-          break;
-        }
-        char c = line[i];
-        if (std::isspace(static_cast<unsigned char>(c))) {
-          done = true;
-        } else if (c == '"') {
-          in_dq = true;
-          ++i;
-        } else if (c == '\'') {
-          in_sq = true;
-          ++i;
-        } else {
-          cur += c;
-          ++i;
-        }
-      }
-    }
-    out.push_back(std::move(cur));
-  }
-}
-
 std::string quote_if_needed(std::string_view s) {
   return needs_quotes(s) ? text::repr(s) : std::string(s);
 }
@@ -142,7 +56,8 @@ bool parse_manifest(std::string_view text, Manifest& out, std::string* err) {
     if (err) *err = "line " + std::to_string(line) + ": " + why;
     return false;
   };
-  std::vector<std::string> args;
+  std::string storage;
+  std::vector<std::string_view> args;
   int lineno = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -154,25 +69,27 @@ bool parse_manifest(std::string_view text, Manifest& out, std::string* err) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '#') continue;
-    if (!split_args(line, args)) return fail(lineno, "unbalanced quotes");
+    args.clear();
+    if (!text::split_args(line, storage, args)) return fail(lineno, "unbalanced quotes");
     if (args.size() % 2 != 0) return fail(lineno, "invalid format (odd number of fields)");
     AofFileInfo f;
     bool has_name = false, has_seq = false, has_type = false;
     for (std::size_t i = 0; i < args.size(); i += 2) {
-      const std::string& k = args[i];
-      const std::string& v = args[i + 1];
+      std::string_view k = args[i];
+      std::string_view v = args[i + 1];
       if (k == "file") {
         // A name, not a path; and no NUL: the file functions would read it as a shorter name.
         if (v.empty() || v.find('/') != std::string::npos || v.find('\0') != std::string::npos) {
-          return fail(lineno, "invalid file name '" + v + "'");
+          return fail(lineno, "invalid file name '" + std::string(v) + "'");
         }
         f.name = v;
         has_name = true;
       } else if (k == "seq") {
-        if (!parse_seq(v, f.seq)) return fail(lineno, "invalid seq '" + v + "'");
+        if (!parse_seq(v, f.seq)) return fail(lineno, "invalid seq '" + std::string(v) + "'");
         has_seq = true;
       } else if (k == "type") {
-        if (v != "b" && v != "h" && v != "i") return fail(lineno, "invalid type '" + v + "'");
+        if (v != "b" && v != "h" && v != "i")
+          return fail(lineno, "invalid type '" + std::string(v) + "'");
         f.type = static_cast<AofFileType>(v[0]);
         has_type = true;
       }

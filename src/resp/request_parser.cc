@@ -3,7 +3,7 @@
 #include <climits>
 #include <cstring>
 
-#include "streamd/text/ascii.h"
+#include "streamd/text/split_args.h"
 
 namespace streamd::resp {
 
@@ -41,34 +41,6 @@ bool parse_length(std::string_view s, long long& out) {
     out = static_cast<long long>(v);
   }
   return true;
-}
-
-// Whitespace between inline arguments (C isspace in the "C" locale).
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-// What ends an unquoted inline argument: a narrower set than is_blank (Redis keeps '\v' and '\f'
-// inside an argument but skips them between arguments).
-bool ends_unquoted(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-char unescape(char c) {
-  switch (c) {
-    case 'n':
-      return '\n';
-    case 'r':
-      return '\r';
-    case 't':
-      return '\t';
-    case 'b':
-      return '\b';
-    case 'a':
-      return '\a';
-    default:
-      return c;
-  }
 }
 
 }  // namespace
@@ -147,86 +119,13 @@ RequestParser::Status RequestParser::parse_inline(std::string_view input, std::s
   std::size_t end = newline;
   if (end > 0 && input[end - 1] == '\r') --end;
   scan_pos_ = 0;
-  if (!split_inline(input.substr(0, end), args)) {
+  // Plain arguments are views into the input; quoted ones are unescaped into inline_storage_.
+  if (!text::split_args(input.substr(0, end), inline_storage_, args)) {
     args.clear();
     return fail("ERR Protocol error: unbalanced quotes in request");
   }
   consumed = newline + 1;
   return Status::kComplete;
-}
-
-// Splits an inline line into arguments. Plain arguments are views into `line`; arguments with
-// quotes are unescaped into inline_storage_, which is reserved up front (unescaping never makes
-// text longer) so earlier views into it survive later appends.
-bool RequestParser::split_inline(std::string_view line, std::vector<std::string_view>& args) {
-  inline_storage_.clear();
-  inline_storage_.reserve(line.size());
-  const std::size_t n = line.size();
-  std::size_t i = 0;
-  while (true) {
-    while (i < n && is_blank(line[i])) ++i;
-    if (i == n) return true;
-
-    std::size_t start = i;
-    while (i < n && !ends_unquoted(line[i]) && line[i] != '"' && line[i] != '\'') ++i;
-    if (i == n || ends_unquoted(line[i])) {
-      args.emplace_back(line.substr(start, i - start));
-      continue;
-    }
-
-    // A quote inside or at the start of the argument: unescape into storage from here on.
-    std::size_t out = inline_storage_.size();
-    inline_storage_.append(line.substr(start, i - start));
-    bool done = false;
-    while (!done && i < n) {
-      char c = line[i];
-      if (c == '"') {
-        for (++i;; ++i) {
-          if (i == n) return false;
-          c = line[i];
-          if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && text::is_hex_digit(line[i + 2]) &&
-              text::is_hex_digit(line[i + 3])) {
-            inline_storage_.push_back(static_cast<char>(text::hex_digit_value(line[i + 2]) * 16 +
-                                                        text::hex_digit_value(line[i + 3])));
-            i += 3;
-          } else if (c == '\\' && i + 1 < n) {
-            inline_storage_.push_back(unescape(line[i + 1]));
-            ++i;
-          } else if (c == '"') {
-            // A closing quote must end the argument.
-            if (i + 1 < n && !is_blank(line[i + 1])) return false;
-            ++i;
-            done = true;
-            break;
-          } else {
-            inline_storage_.push_back(c);
-          }
-        }
-      } else if (c == '\'') {
-        for (++i;; ++i) {
-          if (i == n) return false;
-          c = line[i];
-          if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
-            inline_storage_.push_back('\'');
-            ++i;
-          } else if (c == '\'') {
-            if (i + 1 < n && !is_blank(line[i + 1])) return false;
-            ++i;
-            done = true;
-            break;
-          } else {
-            inline_storage_.push_back(c);
-          }
-        }
-      } else if (ends_unquoted(c)) {
-        done = true;
-      } else {
-        inline_storage_.push_back(c);
-        ++i;
-      }
-    }
-    args.emplace_back(inline_storage_.data() + out, inline_storage_.size() - out);
-  }
 }
 
 RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std::size_t& consumed,

@@ -44,7 +44,7 @@
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
-#include "streamd/persist/manifest.h"
+#include "streamd/text/split_args.h"
 
 namespace {
 
@@ -208,7 +208,7 @@ class World {
 
 void run_script(std::string_view input, resp::Protocol proto) {
   World w(proto);
-  std::vector<std::string> args;
+  std::string storage;
   std::vector<std::string_view> views;
   std::size_t commands = 0;
   while (!input.empty() && commands < kMaxCommands && !w.shut_down()) {
@@ -230,8 +230,8 @@ void run_script(std::string_view input, resp::Protocol proto) {
       }
       continue;
     }
-    if (!persist::split_args(line, args) || args.empty()) continue;
-    views.assign(args.begin(), args.end());
+    views.clear();
+    if (!text::split_args(line, storage, views) || views.empty()) continue;
     w.run(views, client);
     ++commands;
   }

@@ -11,15 +11,9 @@
 
 namespace streamd::config {
 
-// Splits one configuration line into arguments. Returns nullopt on unbalanced quotes.
-// - Arguments are separated by whitespace.
-// - "double quotes" take the escapes \n \r \t \b \a \xHH (two hex digits) and \<any> for <any>.
-// - 'single quotes' take only \' as an escape.
-// - A quote may start in the middle of an argument (a"b" is ab), but a closing quote must be
-//   followed by whitespace or the end of the line.
-std::optional<std::vector<std::string>> split_args(std::string_view line);
+// Configuration lines are split by text::split_args (text/split_args.h), as Redis's sdssplitargs.
 
-// Quotes `s` so that split_args() gives it back: "..." with \\ \" \n \r \t \a \b escaped and
+// Quotes `s` so that text::split_args() gives it back: "..." with \\ \" \n \r \t \a \b escaped and
 // other non-printable bytes as \xHH. This is how Redis prints arguments in error messages and how
 // CONFIG REWRITE writes strings.
 std::string quote(std::string_view s);

@@ -62,10 +62,6 @@ std::string temp_incr_file_name(std::string_view prefix);            // temp-pre
 std::string base_file_name(std::string_view prefix, long long seq);  // prefix.seq.base.aof
 std::string incr_file_name(std::string_view prefix, long long seq);  // prefix.seq.incr.aof
 
-// Splits a line into arguments with the quoting rules Redis uses for config and manifest lines
-// ("double quotes" with \n \r \t \b \a \\ \" \xHH escapes, 'single quotes' with \' only).
-// Returns false on unbalanced quotes.
-bool split_args(std::string_view line, std::vector<std::string>& out);
 // Quotes a name if it needs it (spaces, quotes, backslashes, unprintable bytes).
 std::string quote_if_needed(std::string_view s);
 

@@ -86,7 +86,6 @@ class RequestParser {
   // Looks for `term` from `from`, resuming the scan where the previous call for the same line
   // stopped. On kFound, `at` is the terminator's offset.
   LineScan scan_line(std::string_view input, std::size_t from, char term, std::size_t& at);
-  bool split_inline(std::string_view line, std::vector<std::string_view>& args);
 
   ParserLimits limits_;
   std::string error_;
@@ -104,8 +103,8 @@ class RequestParser {
   std::size_t mb_pos_ = 0;      // offset of the next unread byte
   std::vector<std::pair<std::size_t, std::size_t>> mb_args_;  // (offset, length) of done args
 
-  // Unescaped bytes of inline arguments that used quotes; reserved to the line's length before
-  // use so that views into it stay valid while it is filled.
+  // Unescaped bytes of inline arguments that used quotes (text::split_args reserves it to the
+  // line's length, so views into it stay valid while it is filled).
   std::string inline_storage_;
 };
 

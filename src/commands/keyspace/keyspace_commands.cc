@@ -14,7 +14,7 @@
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
-#include "streamd/config/glob.h"
+#include "streamd/text/glob.h"
 
 namespace streamd::cmd {
 
@@ -59,7 +59,7 @@ void type_command(Context& ctx) {
 // ---- KEYS / SCAN / RANDOMKEY / DBSIZE -------------------------------------------------------
 
 void keys_command(Context& ctx) {
-  config::GlobMatcher pattern{std::string(ctx.arg(1))};
+  text::GlobMatcher pattern{std::string(ctx.arg(1))};
   auto d = ctx.reply.defer();
   std::size_t n = 0;
   ctx.db().for_each([&](const std::string& key, const engine::Entry&) {
@@ -90,7 +90,7 @@ void scan_command(Context& ctx) {
     return;
   }
   long long count = 10;
-  std::optional<config::GlobMatcher> pattern;
+  std::optional<text::GlobMatcher> pattern;
   std::string_view type;
   bool use_type = false;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {

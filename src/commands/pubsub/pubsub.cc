@@ -29,7 +29,7 @@ bool PubSub::subscribe(Session& s, PubSubKind kind, std::string_view name) {
   if (kind == PubSubKind::kPattern) {
     auto it = patterns_.find(name);
     if (it == patterns_.end()) {
-      it = patterns_.emplace(std::string(name), Pattern{config::GlobMatcher(std::string(name)), {}})
+      it = patterns_.emplace(std::string(name), Pattern{text::GlobMatcher(std::string(name)), {}})
                .first;
     }
     it->second.subscribers.push_back(&s);
@@ -51,8 +51,8 @@ void remove_from(std::vector<Session*>& v, const Session* s) {
 
 // GlobMatcher lets `*` match the empty string (KEYS's special case); Redis's pub/sub matching
 // does not: PSUBSCRIBE * receives nothing published to "", PUBSUB CHANNELS * omits "".
-bool pattern_matches(const config::GlobMatcher& m, std::string_view channel) {
-  if (channel.empty()) return config::glob_match(m.pattern(), channel);
+bool pattern_matches(const text::GlobMatcher& m, std::string_view channel) {
+  if (channel.empty()) return text::glob_match(m.pattern(), channel);
   return m.matches(channel);
 }
 
@@ -134,7 +134,7 @@ std::size_t PubSub::spublish(std::string_view channel, std::string_view message)
 std::vector<std::string_view> PubSub::active(PubSubKind kind,
                                              std::optional<std::string_view> pattern) const {
   std::vector<std::string_view> out;
-  std::optional<config::GlobMatcher> m;
+  std::optional<text::GlobMatcher> m;
   if (pattern) m.emplace(std::string(*pattern));
   for (const auto& [name, subs] : channel_map(kind)) {
     if (!m || pattern_matches(*m, name)) out.emplace_back(name);

@@ -12,7 +12,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/server/introspection.h"
-#include "streamd/config/glob.h"
+#include "streamd/text/glob.h"
 
 namespace streamd::cmd {
 
@@ -151,7 +151,7 @@ void command_list(Context& ctx) {
       case Filter::kAclCat:
         return has_acl_category(spec, value);
       case Filter::kPattern:
-        return config::glob_match(value, spec.full_name, true);
+        return text::glob_match(value, spec.full_name, true);
     }
     return false;
   };

@@ -12,9 +12,9 @@
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/persistence_commands.h"
 #include "streamd/config/config.h"
-#include "streamd/config/glob.h"
 #include "streamd/engine/consumer_group.h"
 #include "streamd/engine/stream.h"
+#include "streamd/text/glob.h"
 
 namespace streamd::cmd {
 
@@ -153,7 +153,7 @@ struct Chosen {
 };
 
 // The longest `cap` streams whose key matches one of `globs`; `matching` counts all matches.
-std::vector<Chosen> choose_streams(Server& server, const std::vector<config::GlobMatcher>& globs,
+std::vector<Chosen> choose_streams(Server& server, const std::vector<text::GlobMatcher>& globs,
                                    std::size_t cap, std::size_t& matching) {
   auto longer = [](const Chosen& a, const Chosen& b) {
     if (a.length != b.length) return a.length > b.length;
@@ -164,7 +164,7 @@ std::vector<Chosen> choose_streams(Server& server, const std::vector<config::Glo
   std::priority_queue<Chosen, std::vector<Chosen>, decltype(longer)> best(longer);
   matching = 0;
   bool all = std::any_of(globs.begin(), globs.end(),
-                         [](const config::GlobMatcher& g) { return g.matches_everything(); });
+                         [](const text::GlobMatcher& g) { return g.matches_everything(); });
   auto& ks = server.keyspace();
   for (int i = 0; i < ks.databases(); ++i) {
     const engine::Database& db = ks.db(i);
@@ -172,7 +172,7 @@ std::vector<Chosen> choose_streams(Server& server, const std::vector<config::Glo
     db.for_each([&](const std::string& key, const engine::Entry& en) {
       if (!en.value.is_stream() || db.is_expired(en)) return;
       if (!all && std::none_of(globs.begin(), globs.end(),
-                               [&](const config::GlobMatcher& g) { return g.matches(key); })) {
+                               [&](const text::GlobMatcher& g) { return g.matches(key); })) {
         return;
       }
       ++matching;
@@ -198,7 +198,7 @@ std::vector<Chosen> choose_streams(Server& server, const std::vector<config::Glo
 
 void stream_metrics(Server& server, Exposition& e) {
   auto& cfg = server.config();
-  std::vector<config::GlobMatcher> globs;
+  std::vector<text::GlobMatcher> globs;
   for (const auto& p : cfg.ref<std::vector<std::string>>("metrics-streams")) globs.emplace_back(p);
   auto cap = static_cast<std::size_t>(cfg.ref<std::int64_t>("metrics-max-streams"));
   std::size_t matching = 0;

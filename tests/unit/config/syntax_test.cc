@@ -6,60 +6,12 @@
 
 #include <limits>
 
+#include "streamd/text/split_args.h"
+
 namespace streamd::config {
 namespace {
 
 using Args = std::vector<std::string>;
-
-Args split(std::string_view line) {
-  auto r = split_args(line);
-  EXPECT_TRUE(r.has_value()) << "unbalanced: " << line;
-  return r.value_or(Args{});
-}
-
-TEST(ConfigSyntax, SplitsOnWhitespace) {
-  EXPECT_EQ(split("save 900 1 300 10"), (Args{"save", "900", "1", "300", "10"}));
-  EXPECT_EQ(split("  \t bind\t a   b  "), (Args{"bind", "a", "b"}));
-  EXPECT_EQ(split(""), Args{});
-  EXPECT_EQ(split("   "), Args{});
-  // '#' after arguments is not a comment: it is an argument.
-  EXPECT_EQ(split("port 1 # c"), (Args{"port", "1", "#", "c"}));
-}
-
-TEST(ConfigSyntax, DoubleQuotes) {
-  EXPECT_EQ(split("x \"a b\""), (Args{"x", "a b"}));
-  EXPECT_EQ(split("x \"\""), (Args{"x", ""}));
-  EXPECT_EQ(split("x \"a\\x41\\n\""), (Args{"x", "aA\n"}));
-  EXPECT_EQ(split("x \"\\x41\\x4a\""), (Args{"x", "AJ"}));
-  EXPECT_EQ(split("x \"\\xZZ\""), (Args{"x", "xZZ"}));  // not two hex digits: \x is x
-  EXPECT_EQ(split("x \"a\\x4\""), (Args{"x", "ax4"}));
-  EXPECT_EQ(split("x \"\\q\""), (Args{"x", "q"}));
-  EXPECT_EQ(split("x \"a\\\\b\""), (Args{"x", "a\\b"}));
-  EXPECT_EQ(split("x \"a\\\"b\""), (Args{"x", "a\"b"}));
-  EXPECT_EQ(split("x \"\\r\\t\\b\\a\""), (Args{"x", "\r\t\b\a"}));
-  EXPECT_EQ(split("x \"#\""), (Args{"x", "#"}));
-}
-
-TEST(ConfigSyntax, SingleQuotes) {
-  EXPECT_EQ(split("x 'it\\'s'"), (Args{"x", "it's"}));
-  EXPECT_EQ(split("x 'a\\nb'"), (Args{"x", "a\\nb"}));  // no other escapes
-  EXPECT_EQ(split("x ''"), (Args{"x", ""}));
-  EXPECT_EQ(split("x 'a \"b\"'"), (Args{"x", "a \"b\""}));
-}
-
-TEST(ConfigSyntax, QuoteInsideABareWord) {
-  EXPECT_EQ(split("x a\"b\""), (Args{"x", "ab"}));
-  EXPECT_EQ(split("x a\"b c\" d"), (Args{"x", "ab c", "d"}));
-}
-
-TEST(ConfigSyntax, UnbalancedQuotes) {
-  EXPECT_FALSE(split_args("port \"abc").has_value());
-  EXPECT_FALSE(split_args("x 'abc").has_value());
-  EXPECT_FALSE(split_args("x \"ab\"c").has_value());  // closing quote must end the word
-  EXPECT_FALSE(split_args("x 'ab'c").has_value());
-  EXPECT_FALSE(split_args("x \"a\"\"b\"").has_value());
-  EXPECT_FALSE(split_args("x \"abc\\").has_value());
-}
 
 TEST(ConfigSyntax, QuoteRoundTrips) {
   EXPECT_EQ(quote("abc"), "\"abc\"");
@@ -68,7 +20,7 @@ TEST(ConfigSyntax, QuoteRoundTrips) {
   EXPECT_EQ(quote(std::string("\x01\xff", 2)), "\"\\x01\\xff\"");
   for (std::string s : {std::string("plain"), std::string("with space"), std::string("q\"uo'te"),
                         std::string("\x00\x7f\x80 \\x41", 8), std::string()}) {
-    auto back = split_args("name " + quote(s));
+    auto back = text::split_args("name " + quote(s));
     ASSERT_TRUE(back.has_value()) << s;
     ASSERT_EQ(back->size(), 2u);
     EXPECT_EQ((*back)[1], s);

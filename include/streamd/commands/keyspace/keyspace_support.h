@@ -1,7 +1,7 @@
 // Helpers shared by the generic keyspace, string and transaction commands: key lookups that
 // behave like Redis's lookupKeyRead / lookupKeyWrite (lazy expiry, access time, keyspace
 // hits/misses), expire-time arguments and MEMORY USAGE estimates. (Glob patterns for KEYS and
-// SCAN MATCH are config::GlobMatcher.)
+// SCAN MATCH are text::GlobMatcher.)
 #pragma once
 
 #include <cstddef>

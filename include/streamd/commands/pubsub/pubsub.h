@@ -26,7 +26,7 @@
 
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/session.h"
-#include "streamd/config/glob.h"
+#include "streamd/text/glob.h"
 
 namespace streamd::cmd {
 
@@ -112,7 +112,7 @@ class PubSub {
 
  private:
   struct Pattern {
-    config::GlobMatcher matcher;
+    text::GlobMatcher matcher;
     std::vector<Session*> subscribers;  // in subscription order
   };
   using ChannelMap = std::unordered_map<std::string, std::vector<Session*>>;

@@ -1,9 +1,9 @@
-#include "streamd/config/glob.h"
+#include "streamd/text/glob.h"
 
 #include <cstddef>
 #include <utility>
 
-namespace streamd::config {
+namespace streamd::text {
 
 namespace {
 
@@ -173,4 +173,4 @@ bool GlobMatcher::matches(std::string_view subject) const noexcept {
   return glob_match(pattern_, subject, nocase_);
 }
 
-}  // namespace streamd::config
+}  // namespace streamd::text

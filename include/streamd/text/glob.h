@@ -1,5 +1,5 @@
-// Redis-style glob matching, shared by CONFIG GET, KEYS, SCAN MATCH and anything else that takes a
-// pattern from a client.
+// Redis-style glob matching, shared by CONFIG GET, KEYS, SCAN MATCH, COMMAND LIST FILTERBY
+// PATTERN, pub/sub patterns, metrics-streams and anything else that takes a pattern.
 //
 // Semantics (as redis-server 7.0.15 behaves and redis.io documents for KEYS):
 // - `*` matches any run of bytes, including none; consecutive stars act as one.
@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace streamd::config {
+namespace streamd::text {
 
 // True if `subject` matches `pattern`.
 bool glob_match(std::string_view pattern, std::string_view subject, bool nocase = false) noexcept;
@@ -50,4 +50,4 @@ class GlobMatcher {
   bool nocase_ = false;
 };
 
-}  // namespace streamd::config
+}  // namespace streamd::text

@@ -1,13 +1,13 @@
 // Glob matching. Expected results were checked against redis-server 7.0.15 (KEYS over a keyspace
 // holding every subject used here).
-#include "streamd/config/glob.h"
+#include "streamd/text/glob.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 
-namespace streamd::config {
+namespace streamd::text {
 namespace {
 
 bool m(std::string_view pattern, std::string_view subject) {
@@ -188,4 +188,4 @@ TEST(Glob, NoExponentialBlowUp) {
 }
 
 }  // namespace
-}  // namespace streamd::config
+}  // namespace streamd::text
