@@ -23,31 +23,36 @@ using engine::StreamId;
 
 namespace {
 
-// The options after `XGROUP CREATE|SETID key group id`. Replies and returns false on error.
-bool parse_group_options(Context& ctx, bool create, bool& mkstream, int64_t& entries_read) {
-  for (std::size_t i = 5; i < ctx.argc();) {
-    std::string_view arg = ctx.arg(i);
-    if (create && iequals(arg, "mkstream")) {
-      mkstream = true;
-      ++i;
-    } else if (iequals(arg, "entriesread") && i + 1 < ctx.argc()) {
-      auto n = parse_int(ctx.arg(i + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
+// The options after `XGROUP CREATE|SETID key group id`.
+struct GroupOptions {
+  bool mkstream = false;  // CREATE only
+  int64_t entries_read = engine::kEntriesReadUnknown;
+};
+
+bool parse_group_options(Context& ctx, ArgCursor& cur, bool create, GroupOptions& o) {
+  while (!cur.done()) {
+    if (create && cur.match("mkstream")) {
+      o.mkstream = true;
+    } else if (cur.match("entriesread", 1)) {
+      long long n = 0;
+      if (!cur.next_int(n)) return false;
+      if (!cur.require(n >= 0 || n == engine::kEntriesReadUnknown, errors::kEntriesReadInvalid)) {
         return false;
       }
-      if (*n < 0 && *n != engine::kEntriesReadUnknown) {
-        ctx.reply.error(errors::kEntriesReadInvalid);
-        return false;
-      }
-      entries_read = *n;
-      i += 2;
+      o.entries_read = n;
     } else {
-      ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "XGROUP"));
-      return false;
+      return cur.fail(errors::unknown_subcommand_or_arity(ctx.arg(1), "XGROUP"));
     }
   }
   return true;
+}
+
+// parse_group_options from the argument after the ID; replies the error and returns false.
+bool group_options_or_reply(Context& ctx, bool create, GroupOptions& o) {
+  ArgCursor cur(ctx.argv, 5);
+  if (parse_group_options(ctx, cur, create, o)) return true;
+  ctx.reply.error(cur.error());
+  return false;
 }
 
 // Finds the stream for an XGROUP subcommand that needs it (all but CREATE ... MKSTREAM).
@@ -67,14 +72,13 @@ ConsumerGroup* xgroup_group(Context& ctx, Stream& s) {
 }
 
 void xgroup_create(Context& ctx) {
-  bool mkstream = false;
-  int64_t entries_read = engine::kEntriesReadUnknown;
-  if (!parse_group_options(ctx, true, mkstream, entries_read)) return;
+  GroupOptions o;
+  if (!group_options_or_reply(ctx, true, o)) return;
   std::string_view key = ctx.arg(2);
   bool replied = false;
   Stream* s = find_stream(ctx, key, replied);
   if (replied) return;
-  if (!s && !mkstream) {
+  if (!s && !o.mkstream) {
     ctx.reply.error(errors::kXgroupKeyMissing);
     return;
   }
@@ -90,7 +94,7 @@ void xgroup_create(Context& ctx) {
   }
   const bool key_created = !s;
   if (!s) s = find_or_create_stream(ctx, key, true, replied);
-  auto g = s->groups().create(ctx.arg(3), id, engine::capped_entries_read(*s, entries_read));
+  auto g = s->groups().create(ctx.arg(3), id, engine::capped_entries_read(*s, o.entries_read));
   if (!g) {
     ctx.reply.error(errors::text(g.err()));
     if (key_created) ctx.modified(key);  // MKSTREAM created the key
@@ -101,9 +105,8 @@ void xgroup_create(Context& ctx) {
 }
 
 void xgroup_setid(Context& ctx) {
-  bool mkstream = false;
-  int64_t entries_read = engine::kEntriesReadUnknown;
-  if (!parse_group_options(ctx, false, mkstream, entries_read)) return;
+  GroupOptions o;
+  if (!group_options_or_reply(ctx, false, o)) return;
   bool replied = false;
   Stream* s = xgroup_stream(ctx, replied);
   if (!s) return;
@@ -125,7 +128,7 @@ void xgroup_setid(Context& ctx) {
     }
     id = p->id;
   }
-  g->set_last_delivered_id(id, engine::capped_entries_read(*s, entries_read));
+  g->set_last_delivered_id(id, engine::capped_entries_read(*s, o.entries_read));
   ctx.reply.ok();
   ctx.modified(ctx.arg(2), events::kXgroupSetid);
 }
@@ -200,59 +203,55 @@ void xack(Context& ctx) {
     return;
   }
   // Every ID is parsed before any is acknowledged: acknowledging is all or nothing.
-  std::vector<StreamId> ids(ctx.argc() - 3);
-  for (std::size_t j = 3; j < ctx.argc(); ++j) {
-    if (!parse_strict_id_or_reply(ctx, ctx.arg(j), ids[j - 3])) return;
+  ArgCursor cur(ctx.argv, 3);
+  std::vector<StreamId> ids(cur.remaining());
+  for (StreamId& id : ids) {
+    if (!next_strict_id(cur, id)) {
+      ctx.reply.error(cur.error());
+      return;
+    }
   }
   uint64_t acked = g->ack(ids);
   ctx.reply.integer(static_cast<long long>(acked));
   if (acked) ctx.mark_dirty(acked);  // propagates; Redis counts one change per entry
 }
 
-void xpending(Context& ctx) {
-  std::size_t argc = ctx.argc();
-  bool summary = argc == 3;
-  if (argc != 3 && (argc < 6 || argc > 9)) {
-    ctx.reply.error(errors::kSyntax);
-    return;
-  }
+// XPENDING key group [[IDLE min-idle-time] start end count [consumer]]: the summary form
+// without the extended part.
+struct PendingArgs {
+  bool summary = false;
   long long count = 0, min_idle = 0;
   StreamId start, end;
   std::optional<std::string_view> consumer;
-  if (argc >= 6) {
-    std::size_t at = 3;
-    if (iequals(ctx.arg(3), "idle")) {
-      auto n = parse_int(ctx.arg(4));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return;
-      }
-      min_idle = *n;
-      if (argc < 8) {
-        ctx.reply.error(errors::kSyntax);
-        return;
-      }
-      at += 2;
-    }
-    auto n = parse_int(ctx.arg(at + 2));
-    if (!n) {
-      ctx.reply.error(errors::kNotInteger);
-      return;
-    }
-    count = *n < 0 ? 0 : *n;
-    auto st = engine::parse_range_start(ctx.arg(at));
-    if (!st) {
-      ctx.reply.error(errors::text(st.err()));
-      return;
-    }
-    auto en = engine::parse_range_end(ctx.arg(at + 1));
-    if (!en) {
-      ctx.reply.error(errors::text(en.err()));
-      return;
-    }
-    start = *st;
-    end = *en;
-    if (at + 3 < argc) consumer = ctx.arg(at + 3);
+};
+
+// Checks in Redis's order: the argument count, IDLE's number, COUNT (which comes after the
+// bounds) and then the bounds. Arguments after the consumer are ignored, as in Redis.
+bool parse_xpending(ArgCursor& cur, PendingArgs& a) {
+  const std::size_t given = cur.remaining();  // after key and group
+  a.summary = given == 0;
+  if (a.summary) return true;
+  if (given < 3 || given > 6) return cur.fail(errors::kSyntax);
+  if (cur.match("idle")) {
+    if (!cur.next_int(a.min_idle)) return false;
+    if (given < 5) return cur.fail(errors::kSyntax);
+  }
+  auto count = parse_int(cur.peek(2));
+  if (!count) return cur.fail(errors::kNotInteger);
+  a.count = *count < 0 ? 0 : *count;
+  if (!take_parsed(cur, engine::parse_range_start(cur.next()), a.start)) return false;
+  if (!take_parsed(cur, engine::parse_range_end(cur.next()), a.end)) return false;
+  cur.skip();  // COUNT, read above
+  if (!cur.done()) a.consumer = cur.next();
+  return true;
+}
+
+void xpending(Context& ctx) {
+  ArgCursor cur(ctx.argv, 3);
+  PendingArgs a;
+  if (!parse_xpending(cur, a)) {
+    ctx.reply.error(cur.error());
+    return;
   }
   bool replied = false;
   Stream* s = find_stream(ctx, ctx.arg(1), replied, StreamLookup::kRead);
@@ -263,7 +262,7 @@ void xpending(Context& ctx) {
     return;
   }
   resp::ReplyWriter& w = ctx.reply;
-  if (summary) {
+  if (a.summary) {
     engine::PendingSummary ps = g->pending_summary();
     w.array(4);
     w.integer(static_cast<long long>(ps.count));
@@ -283,8 +282,8 @@ void xpending(Context& ctx) {
     }
     return;
   }
-  std::vector<engine::PendingRecord> recs =
-      g->pending_range(start, end, static_cast<std::size_t>(count), min_idle, ctx.now_ms, consumer);
+  std::vector<engine::PendingRecord> recs = g->pending_range(
+      a.start, a.end, static_cast<std::size_t>(a.count), a.min_idle, ctx.now_ms, a.consumer);
   w.array(recs.size());
   for (const auto& r : recs) {
     // A NACKed entry has no owner and no delivery time: Redis 8.8 shows "" and idle -1.
@@ -297,65 +296,60 @@ void xpending(Context& ctx) {
   }
 }
 
+struct NackArgs {
+  engine::NackMode mode = engine::NackMode::kSilent;
+  bool force = false;
+  std::optional<uint64_t> retry;
+  std::vector<StreamId> ids;
+};
+
+bool parse_xnack(ArgCursor& cur, NackArgs& a) {
+  std::string_view m = cur.next();
+  if (iequals(m, "silent")) {
+    a.mode = engine::NackMode::kSilent;
+  } else if (iequals(m, "fail")) {
+    a.mode = engine::NackMode::kFail;
+  } else if (iequals(m, "fatal")) {
+    a.mode = engine::NackMode::kFatal;
+  } else {
+    return cur.fail(errors::kXnackMode);
+  }
+  bool have_ids = false;  // a second IDS block is an unrecognized option
+  while (!cur.done()) {
+    if (!have_ids && cur.match("ids", 1)) {
+      long long n = 0;
+      if (!cur.next_int(n, errors::kXnackNumIds) || !cur.require(n > 0, errors::kXnackNumIds)) {
+        return false;
+      }
+      if (!cur.require(static_cast<unsigned long long>(n) <= cur.remaining(),
+                       errors::kXnackNumIdsMismatch)) {
+        return false;
+      }
+      a.ids.resize(static_cast<std::size_t>(n));
+      for (StreamId& id : a.ids) {
+        if (!next_strict_id(cur, id)) return false;
+      }
+      have_ids = true;
+    } else if (cur.match("retrycount", 1)) {
+      long long n = 0;
+      if (!cur.next_int(n) || !cur.require(n >= 0, errors::kXnackRetryCount)) return false;
+      a.retry = static_cast<uint64_t>(n);
+    } else if (cur.match("force")) {
+      a.force = true;
+    } else {
+      return cur.fail(errors::xnack_unrecognized_option(cur.peek()));
+    }
+  }
+  return cur.require(have_ids, errors::kXnackNoIds);
+}
+
 // XNACK key group <SILENT|FAIL|FATAL> IDS numids id... [RETRYCOUNT n] [FORCE] (Redis 8.8). The
 // options and the IDS block may come in any order after the mode.
 void xnack(Context& ctx) {
-  engine::NackMode mode;
-  std::string_view m = ctx.arg(3);
-  if (iequals(m, "silent")) {
-    mode = engine::NackMode::kSilent;
-  } else if (iequals(m, "fail")) {
-    mode = engine::NackMode::kFail;
-  } else if (iequals(m, "fatal")) {
-    mode = engine::NackMode::kFatal;
-  } else {
-    ctx.reply.error(errors::kXnackMode);
-    return;
-  }
-  bool force = false, have_ids = false;
-  std::optional<uint64_t> retry;
-  std::vector<StreamId> ids;
-  for (std::size_t j = 4; j < ctx.argc();) {
-    std::string_view opt = ctx.arg(j);
-    bool more = j + 1 < ctx.argc();
-    if (iequals(opt, "ids") && more && !have_ids) {
-      auto n = parse_int(ctx.arg(j + 1));
-      if (!n || *n <= 0) {
-        ctx.reply.error(errors::kXnackNumIds);
-        return;
-      }
-      if (static_cast<unsigned long long>(*n) > ctx.argc() - j - 2) {
-        ctx.reply.error(errors::kXnackNumIdsMismatch);
-        return;
-      }
-      ids.resize(static_cast<std::size_t>(*n));
-      for (std::size_t k = 0; k < ids.size(); ++k) {
-        if (!parse_strict_id_or_reply(ctx, ctx.arg(j + 2 + k), ids[k])) return;
-      }
-      have_ids = true;
-      j += 2 + ids.size();
-    } else if (iequals(opt, "retrycount") && more) {
-      auto n = parse_int(ctx.arg(j + 1));
-      if (!n) {
-        ctx.reply.error(errors::kNotInteger);
-        return;
-      }
-      if (*n < 0) {
-        ctx.reply.error(errors::kXnackRetryCount);
-        return;
-      }
-      retry = static_cast<uint64_t>(*n);
-      j += 2;
-    } else if (iequals(opt, "force")) {
-      force = true;
-      ++j;
-    } else {
-      ctx.reply.error(errors::xnack_unrecognized_option(opt));
-      return;
-    }
-  }
-  if (!have_ids) {
-    ctx.reply.error(errors::kXnackNoIds);
+  ArgCursor cur(ctx.argv, 3);
+  NackArgs a;
+  if (!parse_xnack(cur, a)) {
+    ctx.reply.error(cur.error());
     return;
   }
   bool replied = false;
@@ -367,8 +361,8 @@ void xnack(Context& ctx) {
     return;
   }
   // FATAL may dead-letter: its dead-letter stream must be usable before anything changes.
-  if (mode == engine::NackMode::kFatal && !dead_letter_ready(ctx, *g)) return;
-  engine::NackResult r = g->nack(*s, ids, mode, retry, force);
+  if (a.mode == engine::NackMode::kFatal && !dead_letter_ready(ctx, *g)) return;
+  engine::NackResult r = g->nack(*s, a.ids, a.mode, a.retry, a.force);
   ctx.reply.integer(static_cast<long long>(r.released));
   if (r.released == 0) return;
   ctx.mark_dirty();

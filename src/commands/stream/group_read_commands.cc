@@ -250,66 +250,65 @@ ConsumerGroup* claim_group(Context& ctx, Stream*& s) {
   return g;
 }
 
+// XCLAIM key group consumer min-idle-time id... [options]: the arguments after the consumer.
+struct ClaimArgs {
+  std::vector<StreamId> ids;
+  engine::ClaimOptions opts;
+};
+
+bool parse_xclaim(const Context& ctx, ArgCursor& cur, ClaimArgs& a) {
+  long long min_idle = 0;
+  if (!cur.next_int(min_idle, errors::kXclaimMinIdle)) return false;
+  a.opts.min_idle_ms = min_idle < 0 ? 0 : min_idle;
+  // IDs run until the first argument that is not an ID; the rest are options.
+  while (!cur.done()) {
+    auto id = engine::parse_strict_id(cur.peek());
+    if (!id) break;
+    a.ids.push_back(*id);
+    cur.skip();
+  }
+  engine::ClaimOptions& opts = a.opts;
+  while (!cur.done()) {
+    long long v = 0;
+    if (cur.match("force")) {
+      opts.force = true;
+    } else if (cur.match("justid")) {
+      opts.justid = true;
+    } else if (cur.match("idle", 1)) {
+      if (!cur.next_int(v, errors::kXclaimIdle)) return false;
+      opts.delivery_time_ms = ConsumerGroup::delivery_time_from_idle(ctx.now_ms, v);
+    } else if (cur.match("time", 1)) {
+      if (!cur.next_int(v, errors::kXclaimTime)) return false;
+      opts.delivery_time_ms = v;
+    } else if (cur.match("retrycount", 1)) {
+      if (!cur.next_int(v, errors::kXclaimRetryCount)) return false;
+      // The last RETRYCOUNT wins, and a negative one means "not given" (Redis keeps -1 as
+      // its unset value), so it also cancels an earlier valid one.
+      opts.retry_count = v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(v)) : std::nullopt;
+    } else if (cur.match("lastid", 1)) {
+      StreamId last;
+      if (!next_strict_id(cur, last)) return false;
+      opts.last_id = last;
+    } else {
+      return cur.fail(errors::xclaim_unrecognized_option(cur.peek()));
+    }
+  }
+  return true;
+}
+
 void xclaim(Context& ctx) {
   Stream* s = nullptr;
   ConsumerGroup* g = claim_group(ctx, s);
   if (!g) return;
-  auto min_idle = parse_int(ctx.arg(4));
-  if (!min_idle) {
-    ctx.reply.error(errors::kXclaimMinIdle);
+  ArgCursor cur(ctx.argv, 4);
+  ClaimArgs a;
+  if (!parse_xclaim(ctx, cur, a)) {
+    ctx.reply.error(cur.error());
     return;
   }
-  // IDs run until the first argument that is not an ID; the rest are options.
-  std::vector<StreamId> ids;
-  std::size_t j = 5;
-  for (; j < ctx.argc(); ++j) {
-    auto id = engine::parse_strict_id(ctx.arg(j));
-    if (!id) break;
-    ids.push_back(*id);
-  }
-  engine::ClaimOptions opts;
-  opts.min_idle_ms = *min_idle < 0 ? 0 : *min_idle;
-  for (; j < ctx.argc(); ++j) {
-    bool more = j + 1 < ctx.argc();
-    std::string_view opt = ctx.arg(j);
-    if (iequals(opt, "force")) {
-      opts.force = true;
-    } else if (iequals(opt, "justid")) {
-      opts.justid = true;
-    } else if (iequals(opt, "idle") && more) {
-      auto v = parse_int(ctx.arg(++j));
-      if (!v) {
-        ctx.reply.error(errors::kXclaimIdle);
-        return;
-      }
-      opts.delivery_time_ms = ConsumerGroup::delivery_time_from_idle(ctx.now_ms, *v);
-    } else if (iequals(opt, "time") && more) {
-      auto v = parse_int(ctx.arg(++j));
-      if (!v) {
-        ctx.reply.error(errors::kXclaimTime);
-        return;
-      }
-      opts.delivery_time_ms = *v;
-    } else if (iequals(opt, "retrycount") && more) {
-      auto v = parse_int(ctx.arg(++j));
-      if (!v) {
-        ctx.reply.error(errors::kXclaimRetryCount);
-        return;
-      }
-      // The last RETRYCOUNT wins, and a negative one means "not given" (Redis keeps -1 as
-      // its unset value), so it also cancels an earlier valid one.
-      opts.retry_count =
-          *v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt;
-    } else if (iequals(opt, "lastid") && more) {
-      StreamId last;
-      if (!parse_strict_id_or_reply(ctx, ctx.arg(++j), last)) return;
-      opts.last_id = last;
-    } else {
-      ctx.reply.error(errors::xclaim_unrecognized_option(opt));
-      return;
-    }
-  }
   if (!dead_letter_ready(ctx, *g)) return;
+  const engine::ClaimOptions& opts = a.opts;
+  const std::vector<StreamId>& ids = a.ids;
   engine::ClaimResult r = g->claim(*s, ctx.arg(3), ids, opts, ctx.now_ms);
   // An explicit IDLE/TIME may make an entry claimable sooner: blocked CLAIM readers look again.
   if (opts.delivery_time_ms && !r.claimed.empty()) {
@@ -327,50 +326,53 @@ void xclaim(Context& ctx) {
   deliver_dead_letters(ctx, ctx.arg(1), *g, r.dead_lettered);
 }
 
-void xautoclaim(Context& ctx) {
-  auto min_idle = parse_int(ctx.arg(4));
-  if (!min_idle) {
-    ctx.reply.error(errors::kXautoclaimMinIdle);
-    return;
-  }
-  auto start = engine::parse_range_start(ctx.arg(5));
-  if (!start) {
-    ctx.reply.error(errors::text(start.err()));
-    return;
-  }
+// XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID].
+struct AutoClaimArgs {
+  long long min_idle = 0;
+  StreamId start;
   long long count = 100;
   bool justid = false;
-  for (std::size_t j = 6; j < ctx.argc(); ++j) {
-    std::string_view opt = ctx.arg(j);
-    if (iequals(opt, "count") && j + 1 < ctx.argc()) {
+};
+
+bool parse_xautoclaim(ArgCursor& cur, AutoClaimArgs& a) {
+  if (!cur.next_int(a.min_idle, errors::kXautoclaimMinIdle)) return false;
+  if (!take_parsed(cur, engine::parse_range_start(cur.next()), a.start)) return false;
+  while (!cur.done()) {
+    if (cur.match("count", 1)) {
       // Redis bounds COUNT so that COUNT * 10 attempts cannot overflow.
       constexpr long long kMaxCount = LONG_MAX / 16;
-      auto v = parse_int(ctx.arg(j + 1));
-      if (!v || *v < 1 || *v > kMaxCount) {
-        ctx.reply.error(errors::kXautoclaimCount);
-        return;
+      if (!cur.next_int_in(a.count, 1, kMaxCount, errors::kXautoclaimCount,
+                           errors::kXautoclaimCount)) {
+        return false;
       }
-      count = *v;
-      ++j;
-    } else if (iequals(opt, "justid")) {
-      justid = true;
+    } else if (cur.match("justid")) {
+      a.justid = true;
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
+      return cur.fail(errors::kSyntax);
     }
+  }
+  return true;
+}
+
+void xautoclaim(Context& ctx) {
+  ArgCursor cur(ctx.argv, 4);
+  AutoClaimArgs a;
+  if (!parse_xautoclaim(cur, a)) {
+    ctx.reply.error(cur.error());
+    return;
   }
   Stream* s = nullptr;
   ConsumerGroup* g = claim_group(ctx, s);
   if (!g) return;
   if (!dead_letter_ready(ctx, *g)) return;
-  engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), *min_idle < 0 ? 0 : *min_idle, *start,
-                                           static_cast<std::size_t>(count), justid, ctx.now_ms);
+  engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), a.min_idle < 0 ? 0 : a.min_idle, a.start,
+                                           static_cast<std::size_t>(a.count), a.justid, ctx.now_ms);
   ctx.propagate_nothing();
   propagate_claim_effects(ctx, r.consumer_created, r.deleted, r.claimed);
   resp::ReplyWriter& w = ctx.reply;
   w.array(3);
   write_id(w, r.next_cursor);
-  write_delivery(w, r.claimed, justid);
+  write_delivery(w, r.claimed, a.justid);
   w.array(r.deleted.size());
   for (StreamId id : r.deleted) write_id(w, id);
   // Dead-lettered entries are in neither list: they are not deleted from the stream.
