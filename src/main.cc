@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "streamd/commands/core/command_table.h"
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/config/config.h"
@@ -49,6 +50,23 @@ std::string build_id() {
 void print_version() {
   std::printf("streamd v=%s sha=00000000:0 malloc=libc bits=%d build=%s\n", kVersion.data(),
               static_cast<int>(sizeof(void*) * 8), build_id().c_str());
+}
+
+// The config's rename-command lines, in order, before anything looks a command up (AOF loading,
+// clients). Prints the refused line's fatal error as a bad config line and returns false.
+bool apply_renames(const streamd::config::Config& cfg) {
+  using streamd::cmd::CommandTable;
+  for (const auto& r : cfg.renames()) {
+    const CommandTable::RenameResult res = CommandTable::instance().rename(r.from, r.to);
+    if (res == CommandTable::RenameResult::kOk) continue;
+    const auto why = res == CommandTable::RenameResult::kNoSuchCommand
+                         ? streamd::config::RenameError::kNoSuchCommand
+                         : streamd::config::RenameError::kTargetExists;
+    const std::string product = "streamd " + std::string(kVersion);
+    std::fprintf(stderr, "%s\n", streamd::config::rename_error(r, why).fatal_text(product).c_str());
+    return false;
+  }
+  return true;
 }
 
 void print_usage() {
@@ -118,6 +136,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (!apply_renames(cfg)) return 1;
   // Like redis-server, work inside `dir` (where persistence files live; a relative logfile is
   // relative to it too), and report it as an absolute path.
   if (const std::string& dir = cfg.dir(); !dir.empty() && ::chdir(dir.c_str()) != 0) {

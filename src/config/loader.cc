@@ -24,6 +24,7 @@ namespace streamd::config {
 struct Config::LoadState {
   std::vector<Value> values;
   std::vector<bool> seen;
+  std::vector<CommandRename> renames;
   int include_depth = 0;
 };
 
@@ -36,6 +37,13 @@ bool starts_with_dashes(std::string_view s) {
 }
 
 }  // namespace
+
+LoadError rename_error(const CommandRename& r, RenameError e) {
+  LoadError err = r.at;
+  err.message = std::string(e == RenameError::kNoSuchCommand ? msg::kRenameNoSuchCommand
+                                                             : msg::kRenameTargetExists);
+  return err;
+}
 
 std::string LoadError::fatal_text(std::string_view product) const {
   if (line == 0) return message;
@@ -117,6 +125,12 @@ std::optional<LoadError> Config::apply_line(std::string_view raw, int line_no,
     return err;  // a pattern matching nothing includes nothing
   }
 
+  // Redis takes exactly two names; any other count is an unknown directive line.
+  if (name == "rename-command" && rest.size() == 2) {
+    st.renames.push_back({rest[0], rest[1], LoadError{line_no, std::string(line), ""}});
+    return std::nullopt;
+  }
+
   const Directive* d = find(name);
   if (!d) return fail(std::string(msg::kBadDirective));
   if (!accepts_arg_count(*d, rest.size())) return fail(std::string(msg::kWrongArgCount));
@@ -178,6 +192,7 @@ std::optional<LoadError> Config::load(const CommandLine& cmdline) {
   }
   if (auto err = load_text_into(text, st)) return err;
   for (std::size_t i = 0; i < values_.size(); ++i) values_[i] = std::move(st.values[i]);
+  renames_ = std::move(st.renames);
   if (!cmdline.config_file.empty()) {
     std::error_code ec;
     std::filesystem::path abs = std::filesystem::absolute(cmdline.config_file, ec);
@@ -190,6 +205,7 @@ std::optional<LoadError> Config::load_text(std::string_view text) {
   LoadState st{values_, std::vector<bool>(values_.size(), false)};
   if (auto err = load_text_into(text, st)) return err;
   for (std::size_t i = 0; i < values_.size(); ++i) values_[i] = std::move(st.values[i]);
+  renames_ = std::move(st.renames);
   return std::nullopt;
 }
 

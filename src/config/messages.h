@@ -38,6 +38,9 @@ inline constexpr std::string_view kInvalidPercentiles =
     "Invalid latency-tracking-info-percentiles parameters";
 inline constexpr std::string_view kPercentilesRange =
     "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+// rename-command lines, checked against the command table at startup.
+inline constexpr std::string_view kRenameNoSuchCommand = "No such command in rename-command";
+inline constexpr std::string_view kRenameTargetExists = "Target command name already exists";
 // streamd's own: redis-server recurses until it runs out of stack.
 inline constexpr std::string_view kIncludeTooDeep = "Too many nested include directives";
 

@@ -4,7 +4,8 @@ Three sentinels, each started by the test in a directory of its own (streamd_tes
 watch one streamd. What they need of it: PING, INFO (run_id, role and the replication section),
 CLIENT SETNAME, AUTH, SUBSCRIBE __sentinel__:hello and the PUBLISHes through which they find each
 other. Checked: discovery through streamd's pub/sub, SENTINEL CKQUORUM, GET-MASTER-ADDR-BY-NAME,
-the run ID Sentinel reports (and a new one seen after a restart), the hello message format, and
+the run ID Sentinel reports (and a new one seen after a restart), the hello message format,
+Sentinel's `rename-command` against streamd's, and
 redis-py's Sentinel client and ioredis' `sentinels` option (tests/clients/node/sentinel.test.js)
 doing XADD / XREADGROUP / XACK on the master they find.
 
@@ -138,6 +139,23 @@ class SentinelMonitorsStreamdTest(unittest.TestCase):
         r = sentinel.master_for("mymaster", password="s3cret", decode_responses=True)
         self.assertTrue(r.xadd("s", {"f": "v"}))
         self.assertEqual(master.redis_py(password="s3cret").xlen("s"), 1)
+
+    def test_sentinels_use_the_renamed_commands(self):
+        # PING and INFO keep their names (the test servers' readiness check sends them), and so
+        # does SUBSCRIBE: Sentinel 7.0.15 aborts on a renamed one (hiredis asserts that the
+        # reply to its subscription is a subscription), against redis-server too.
+        renames = {"CLIENT": "xclient", "CONFIG": "xconfig", "PUBLISH": "xpublish"}
+        flags = [a for old, new in renames.items() for a in ("--rename-command", old, new)]
+        master, group = self.start(*flags, settings=SentinelSettings(rename_commands=renames))
+        r = master.redis_py(decode_responses=True)
+        with master.client() as c:
+            self.assertEqual(c.call_raw("CLIENT", "ID")[:22], b"-ERR unknown command '")
+        # Discovery needs the renamed PUBLISH, the connection names the renamed CLIENT.
+        group.wait_discovered()
+        self.assertEqual(group.master_info(0)["flags"], "master")
+        listing = r.execute_command("XCLIENT", "LIST")
+        self.assertEqual(len(re.findall(r"name=sentinel-[0-9a-f]{8}-cmd ", listing)), 3, listing)
+        self.assertEqual(len(re.findall(r"name=sentinel-[0-9a-f]{8}-pubsub ", listing)), 3)
 
     @unittest.skipIf(NODE_SKIP is not None, NODE_SKIP or "")
     def test_ioredis_sentinels_option(self):

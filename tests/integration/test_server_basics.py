@@ -398,6 +398,32 @@ class ProcessTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, out)
         self.assertIn("nosuchdirective", out)
 
+    @needs_redis
+    def test_rename_command_errors_stop_startup_as_in_redis(self):
+        for args in (["NOSUCH", "x"], ["get", "SET"], ["get"]):
+            port = servers.free_port()
+            ours = self.run_streamd("--port", str(port), "--rename-command", *args)
+            theirs = subprocess.run([servers.REDIS_SERVER, "--port", str(port),
+                                     "--rename-command", *args], capture_output=True,
+                                    timeout=10, cwd=tempfile.gettempdir())
+            self.assertEqual(ours.returncode, 1, args)
+            self.assertEqual(theirs.returncode, 1, args)
+            # The same text but for the product name in the banner.
+            self.assertEqual(ours.stderr.decode().replace("streamd 0.1.0", "Redis 7.0.15"),
+                             theirs.stdout.decode() + theirs.stderr.decode(), args)
+
+    def test_renamed_commands(self):
+        server = servers.start_streamd("--rename-command", "CONFIG", "GuessMe",
+                                       "--rename-command", "FLUSHALL", "")
+        self.addCleanup(server.cleanup)
+        with server.client() as c:
+            self.assertEqual(c.call_raw("GUESSME", "GET", "hz"), b"*2\r\n$2\r\nhz\r\n$2\r\n10\r\n")
+            self.assertEqual(c.call_raw("CONFIG", "GET", "hz"),
+                             b"-ERR unknown command 'CONFIG', with args beginning with: 'GET' "
+                             b"'hz' \r\n")
+            self.assertEqual(c.call_raw("FLUSHALL"),
+                             b"-ERR unknown command 'FLUSHALL', with args beginning with: \r\n")
+
     def test_bad_directive_value(self):
         port = servers.free_port()
         p = self.run_streamd("--port", str(port), "--maxclients", "notanumber")

@@ -46,6 +46,18 @@ struct LoadError {
   std::string fatal_text(std::string_view product) const;
 };
 
+// A `rename-command <name> <new-name>` line. The config layer knows no commands: it keeps these
+// in file order and main applies them to the command table at startup (an empty new name removes
+// the command), reporting a refused one as the fatal error of its line.
+struct CommandRename {
+  std::string from;
+  std::string to;
+  LoadError at;  // the line and its text; the message is filled in by rename_error
+};
+enum class RenameError { kNoSuchCommand, kTargetExists };
+// Redis's startup error for a refused rename, at the rename's line.
+LoadError rename_error(const CommandRename& r, RenameError e);
+
 // The command line as redis-server reads it: `streamd [config-file | -] [--name value ...]`.
 struct CommandLine {
   std::string config_file;         // the first argument unless it starts with '-'; "" if none
@@ -91,6 +103,9 @@ class Config {
   std::optional<LoadError> load_text(std::string_view text);
 
   const std::string& config_file() const { return config_file_; }
+  // The rename-command lines of the last successful load, in order. They are not directives:
+  // CONFIG GET does not show them and CONFIG REWRITE keeps their lines as written.
+  const std::vector<CommandRename>& renames() const { return renames_; }
   void set_config_file(std::string absolute_path) { config_file_ = std::move(absolute_path); }
 
   // ---- lookup ----
@@ -234,6 +249,7 @@ class Config {
   std::vector<Value> defaults_;                           // the parsed defaults
   std::unordered_map<std::string, std::size_t> by_name_;  // lower-case names and aliases
   std::string config_file_;
+  std::vector<CommandRename> renames_;
   std::vector<Subscriber> subscribers_;
   ListenerId next_id_ = 1;
   Cache c_{};

@@ -26,24 +26,64 @@ void CommandTable::add(CommandSpec spec) {
 
 void CommandTable::index() {
   by_name_.clear();
+  longest_name_ = 0;
   for (std::size_t i = 0; i < commands_.size(); ++i) {
     by_name_.emplace_back(std::string(commands_[i].name), i);
+    longest_name_ = std::max(longest_name_, commands_[i].name.size());
   }
   std::sort(by_name_.begin(), by_name_.end());
 }
 
+namespace {
+
+constexpr std::size_t kShortName = 32;  // lowered on the stack; only a renamed name is longer
+
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
+
+}  // namespace
+
 const CommandSpec* CommandTable::find(std::string_view name) const {
-  if (name.size() > 32) return nullptr;
-  char buf[32];
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  if (name.size() > longest_name_) return nullptr;
+  char buf[kShortName];
+  std::string long_name;
+  char* out = buf;
+  if (name.size() > kShortName) {
+    long_name.resize(name.size());
+    out = long_name.data();
   }
-  std::string_view key(buf, name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) out[i] = lower(name[i]);
+  std::string_view key(out, name.size());
   auto it = std::lower_bound(by_name_.begin(), by_name_.end(), key,
                              [](const auto& p, std::string_view k) { return p.first < k; });
   if (it == by_name_.end() || it->first != key) return nullptr;
   return &commands_[it->second];
+}
+
+CommandTable::RenameResult CommandTable::rename(std::string_view from, std::string_view to) {
+  auto lowered = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = lower(c);
+    return out;
+  };
+  auto at = [this](const std::string& key) {
+    return std::lower_bound(by_name_.begin(), by_name_.end(), key,
+                            [](const auto& p, const std::string& k) { return p.first < k; });
+  };
+  const std::string old_key = lowered(from);
+  auto it = at(old_key);
+  if (it == by_name_.end() || it->first != old_key) return RenameResult::kNoSuchCommand;
+  const std::size_t row = it->second;
+  by_name_.erase(it);
+  if (to.empty()) return RenameResult::kOk;
+  // As in Redis the old name is gone even when the new one is taken (startup stops then).
+  std::string new_key = lowered(to);
+  auto pos = at(new_key);
+  if (pos != by_name_.end() && pos->first == new_key) return RenameResult::kTargetExists;
+  longest_name_ = std::max(longest_name_, new_key.size());
+  by_name_.insert(pos, {std::move(new_key), row});
+  return RenameResult::kOk;
 }
 
 const CommandSpec* CommandTable::find_sub(const CommandSpec& parent, std::string_view name) {

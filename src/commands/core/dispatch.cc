@@ -143,7 +143,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       spec = CommandTable::find_sub(*top, argv[1]);
     }
     if (!spec) {
-      reject(nullptr, errors::unknown_subcommand(argv[1], upper(top->name)));
+      // The name as the client typed it (a renamed CONFIG says "Try GUESSME HELP."), as Redis.
+      reject(nullptr, errors::unknown_subcommand(argv[1], upper(argv[0])));
     } else if (!arity_ok(*spec, argv.size())) {
       reject(spec, errors::wrong_arity(spec->full_name));
     } else if (!s.authenticated && !(spec->flags & kNoAuth)) {

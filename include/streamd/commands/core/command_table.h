@@ -81,6 +81,16 @@ class CommandTable {
 
   const std::vector<CommandSpec>& all() const { return commands_; }
 
+  // rename-command (applied by main once every command is registered; add() would undo it):
+  // the command `from` names now (case-insensitively) answers to `to` only, or to nothing when
+  // `to` is empty. Lookup changes, the rows do not: COMMAND INFO/DOCS/LIST show the command's
+  // own name, as Redis does for a renamed command. A subcommand ("config|get") cannot be
+  // renamed (Redis asserts on it).
+  enum class RenameResult { kOk, kNoSuchCommand, kTargetExists };
+  RenameResult rename(std::string_view from, std::string_view to);
+  // Every command back under its own name (tests share the process-wide table).
+  void forget_renames() { index(); }
+
   // The argument positions of the keys of a command line, using key positions or the key finder.
   static std::vector<int> key_positions(const CommandSpec& spec,
                                         std::span<const std::string_view> argv);
@@ -90,6 +100,7 @@ class CommandTable {
   void index();
   std::vector<CommandSpec> commands_;
   std::vector<std::pair<std::string, std::size_t>> by_name_;  // sorted, for binary search
+  std::size_t longest_name_ = 0;                              // no longer name can be found
 };
 
 // Each command family registers its rows here (called once at startup, in a fixed order).
