@@ -44,7 +44,7 @@ class Cluster:
             self.nodes.append(self._start_node())
             m = self.nodes[0]
             for _ in range(replicas):
-                self.nodes.append(self._start_node("--replicaof", f"{m.host} {m.port}"))
+                self.nodes.append(self._start_node("--replicaof", m.host, str(m.port)))
             for r in self.nodes[1:]:
                 wait_until(lambda: info(r).get("master_link_status") == "up", 60,
                            f"replica on port {r.port} to sync")
