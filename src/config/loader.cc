@@ -24,7 +24,7 @@ namespace streamd::config {
 struct Config::LoadState {
   std::vector<Value> values;
   std::vector<bool> seen;
-  std::vector<CommandRename> renames;
+  std::vector<CommandRename> renames = {};
   int include_depth = 0;
 };
 
