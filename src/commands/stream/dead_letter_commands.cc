@@ -56,7 +56,7 @@ void deliver_dead_letters(Context& ctx, std::string_view key, const ConsumerGrou
   const engine::DeadLetterPolicy* p = g.dead_letter();
   // The engine only hands out letters for a group with a policy, and dead_letter_ready() ran.
   if (!p) return;
-  const std::string dl_key = p->stream;  // a copy: the key names outlive nothing here
+  const std::string& dl_key = p->stream;  // nothing below changes the policy
   bool replied = false;
   Stream* dl = find_or_create_stream(ctx, dl_key, true, replied);
   if (!dl) return;  // ruled out by dead_letter_ready()
