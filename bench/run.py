@@ -288,20 +288,31 @@ def memory_per_subscription(kind, binary, clients=100, channels=1000, per_comman
         srv.stop()
 
 
-def memory_per_pending(build, kind, binary, n=1000000):
-    """Bytes per pending entry: used_memory after n entries are read into one consumer's PEL,
-    minus used_memory with the same n entries and an empty group."""
+# The ID patterns of the pending-entry measurements: one entry per millisecond (XADD at ordinary
+# rates) and every entry in one millisecond (a burst: IDs that differ only in seq).
+PENDING_IDS = {"spread": "__seq__-1", "one_ms": "1-__seq__"}
+
+
+def memory_per_pending(build, kind, binary, n=1000000, consumers=1, ids="spread"):
+    """Bytes per pending entry: used_memory after n entries are read into the PELs of
+    `consumers` consumers (COUNT 1000 each read, the consumers reading side by side), minus
+    used_memory with the same n entries and an empty group."""
     srv = Server(kind, binary)
     try:
-        preload(build, srv, n)
+        loadgen(build, srv.port, "--clients", 1, "--pipeline", 256, "--requests", n,
+                "--", "XADD", "bench:stream", PENDING_IDS[ids], "temperature", "23.5")
         srv.command("XGROUP", "CREATE", "bench:stream", "g", "0")
         time.sleep(0.2)
         before = int(srv.info()["used_memory"])
         rss_before = srv.rss()
-        loadgen(build, srv.port, "--clients", 1, "--pipeline", 100, "--requests", n // 1000,
-                "--", "XREADGROUP", "GROUP", "g", "c", "COUNT", 1000, "STREAMS", "bench:stream",
-                ">")
+        consumer = "c" if consumers == 1 else "c__client__"
+        loadgen(build, srv.port, "--clients", consumers, "--pipeline", 100 if consumers == 1 else 1,
+                "--requests", n // 1000, "--", "XREADGROUP", "GROUP", "g", consumer, "COUNT", 1000,
+                "STREAMS", "bench:stream", ">")
         time.sleep(0.5)
+        pending = int(srv.command("XPENDING", "bench:stream", "g").split()[0])
+        if pending != n:
+            raise RuntimeError(f"{kind}: {pending} pending, expected {n}")
         return ((int(srv.info()["used_memory"]) - before) / n, (srv.rss() - rss_before) / n)
     finally:
         srv.stop()
@@ -513,11 +524,17 @@ def main():
                          "100 per SUBSCRIBE (RSS)",
                          per["streamd"][1], per["redis"][1]))
     if not only or "pending" in only:
-        per = {k: memory_per_pending(args.build, k, b) for k, b in servers.items()}
-        mem_rows.append(("bytes/pending entry, 1M entries read into one consumer (used_memory)",
-                         per["streamd"][0], per["redis"][0]))
-        mem_rows.append(("bytes/pending entry, 1M entries read into one consumer (RSS)",
-                         per["streamd"][1], per["redis"][1]))
+        for consumers, ids, what in ((1, "spread", "one consumer, one ID per ms"),
+                                     (1, "one_ms", "one consumer, all IDs in one ms"),
+                                     (100, "spread", "100 consumers, one ID per ms"),
+                                     (100, "one_ms", "100 consumers, all IDs in one ms")):
+            per = {k: memory_per_pending(args.build, k, b, consumers=consumers, ids=ids)
+                   for k, b in servers.items()}
+            print(f"pending {what}: {per}", file=sys.stderr)
+            mem_rows.append((f"bytes/pending entry, 1M entries read by {what} (used_memory)",
+                             per["streamd"][0], per["redis"][0]))
+            mem_rows.append((f"bytes/pending entry, 1M entries read by {what} (RSS)",
+                             per["streamd"][1], per["redis"][1]))
 
     pause_rows = []
     if not only or "rewrite" in only:

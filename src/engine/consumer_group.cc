@@ -7,12 +7,6 @@
 
 namespace streamd::engine {
 
-void bump_count(PendingEntry& e) {
-  // Saturates at LLONG_MAX, the largest count RESP (and so XPENDING and the AOF) can carry; XNACK
-  // FATAL sets exactly that.
-  if (e.delivery_count < static_cast<uint64_t>(INT64_MAX)) ++e.delivery_count;
-}
-
 GroupEntry& DeliveryBatch::add(StreamId id, std::span<const FieldValue> fields) {
   const FieldValue* old_data = fields_.data();
   field_offsets_.push_back(static_cast<uint32_t>(fields_.size()));
@@ -35,7 +29,6 @@ ConsumerGroup::ConsumerGroup(std::string_view name, StreamId last_delivered_id,
     : name_(name), last_delivered_id_(last_delivered_id), entries_read_(entries_read) {}
 
 ConsumerGroup::~ConsumerGroup() {
-  for (Pel::Iterator it = pel_.begin(); it.valid(); ++it) delete it.entry();
   for (auto it = consumers_.begin(); it.valid(); ++it) delete it.value();
 }
 
@@ -54,71 +47,42 @@ const Consumer* ConsumerGroup::find_consumer(std::string_view name) const {
 std::pair<Consumer*, bool> ConsumerGroup::create_consumer(std::string_view name, int64_t now_ms) {
   auto [slot, inserted] = consumers_.insert(name, nullptr);
   if (!inserted) return {*slot, false};
-  *slot = new Consumer(name, now_ms);
-  return {*slot, true};
+  auto* c = new Consumer(name, now_ms, &pel_);
+  c->slot_ = pel_.add_owner(c);
+  *slot = c;
+  return {c, true};
 }
 
 std::optional<uint64_t> ConsumerGroup::delete_consumer(std::string_view name) {
   Consumer* c = nullptr;
   if (!consumers_.erase(name, &c)) return std::nullopt;
-  uint64_t pending = c->pel_.size();
-  for (Pel::Iterator it = c->pel_.begin(); it.valid(); ++it) {
-    [[maybe_unused]] PendingEntry* e = pel_.erase(it.id());
-    assert(e == it.entry() && e->owner == c);
-    by_time_.unlink(it.entry());
-    delete it.entry();
-  }
+  uint64_t pending = c->pending_count();
+  std::vector<StreamId> ids;
+  ids.reserve(pending);
+  for (Pel::Iterator it = c->pel().begin(); it.valid(); ++it) ids.push_back(it.id());
+  for (StreamId id : ids) pel_.erase(id);
+  pel_.remove_owner(c->slot_);
   delete c;
   return pending;
 }
 
 // ---- shared records --------------------------------------------------------------------------
 
-void ConsumerGroup::assign(StreamId id, PendingEntry* e, Consumer* c) {
-  if (e->owner == c) return;
-  if (e->owner) {
-    [[maybe_unused]] PendingEntry* old = e->owner->pel_.erase(id);
-    assert(old == e);
-  }
-  [[maybe_unused]] bool inserted = c->pel_.insert(id, e);
-  assert(inserted);
-  e->owner = c;
-}
-
-void ConsumerGroup::drop(StreamId id, PendingEntry* e) {
-  by_time_.unlink(e);
-  [[maybe_unused]] PendingEntry* g = pel_.erase(id);
-  assert(g == e);
-  if (e->owner) {
-    [[maybe_unused]] PendingEntry* o = e->owner->pel_.erase(id);
-    assert(o == e);
-  }
-  delete e;
-}
-
-PendingEntry* ConsumerGroup::new_record(StreamId id, int64_t time, uint64_t count, Consumer* c) {
-  auto* e = new PendingEntry{time, count, nullptr, id};
-  pel_.insert(id, e);
-  assign(id, e, c);
-  by_time_.insert(e);
-  return e;
-}
-
-void ConsumerGroup::redeliver(PendingEntry* e, Consumer* c, int64_t time) {
-  by_time_.unlink(e);  // before the owner changes: a NACKed record leaves the NACK zone
-  assign(e->id, e, c);
-  e->delivery_time_ms = time;
-  by_time_.insert(e);
+uint64_t ConsumerGroup::bump_count(StreamId id) {
+  // Saturates at LLONG_MAX, the largest count RESP (and so XPENDING and the AOF) can carry; XNACK
+  // FATAL sets exactly that.
+  uint64_t n = pel_.count(id);
+  if (n < static_cast<uint64_t>(INT64_MAX)) pel_.set_count(id, ++n);
+  return n;
 }
 
 void ConsumerGroup::debug_check_id([[maybe_unused]] StreamId id) const {
 #ifndef NDEBUG
-  PendingEntry* e = pel_.find(id);
-  if (!e) return;
-  assert(e->id == id);
-  if (!e->owner) return;  // NACKed
-  assert(e->owner->pel_.find(id) == e);
+  assert(pel_.check_id(id));
+  std::optional<PendingEntry> e = pel_.find(id);
+  if (!e || !e->owner) return;  // not pending, or NACKed
   assert(find_consumer(e->owner->name()) == e->owner);
+  assert(e->owner->pel().contains(id));
 #endif
 }
 
@@ -147,12 +111,9 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
       last_delivered_id_ = id;
       GroupEntry& out = r.entries.add(id, it.fields());
       if (noack) continue;
-      PendingEntry* e = pel_.find(id);
-      if (!e) {
-        new_record(id, now_ms, 1, &c);
-      } else {
-        e->delivery_count = 1;
-        redeliver(e, &c, now_ms);
+      if (!pel_.add(id, now_ms, 1, c.slot_)) {
+        pel_.set_count(id, 1);
+        pel_.redeliver(id, c.slot_, now_ms);
       }
       debug_check_id(id);
       out.pending = true;
@@ -176,8 +137,8 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
   assert(find_consumer(c.name()) == &c);
   ReadResult r;
   c.seen_time_ms_ = now_ms;
-  // Only records change below, never the Pel itself, so the iterator stays valid.
-  for (Pel::Iterator it = c.pel_.seek(start); it.valid(); ++it) {
+  // Only the records' times change below (same owner), so the owner walk stays valid.
+  for (Pel::Iterator it = c.pel().seek(start); it.valid(); ++it) {
     if (count != 0 && r.entries.size() >= count) break;
     StreamId id = it.id();
     GroupEntry* out = add_stream_entry(s, id, r.entries);
@@ -185,13 +146,11 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
       r.entries.add(id, {}).deleted = true;
       continue;
     }
-    PendingEntry* e = it.entry();
-    // Only the time index changes (same owner), so `it` stays valid.
-    redeliver(e, &c, now_ms);
-    bump_count(*e);
+    pel_.redeliver(id, c.slot_, now_ms);
     out->pending = true;
     out->delivery_time_ms = now_ms;
-    out->delivery_count = e->delivery_count;
+    out->delivery_count = bump_count(id);
+    debug_check_id(id);
   }
   // A history read is not activity (Redis leaves active_time alone): only new deliveries and
   // claims are.
@@ -205,10 +164,7 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
 uint64_t ConsumerGroup::ack(std::span<const StreamId> ids) {
   uint64_t acked = 0;
   for (StreamId id : ids) {
-    PendingEntry* e = pel_.find(id);
-    if (!e) continue;
-    drop(id, e);
-    ++acked;
+    if (pel_.erase(id)) ++acked;
   }
   return acked;
 }

@@ -27,11 +27,11 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
   const int64_t min_idle = std::max<int64_t>(opts.min_idle_ms, 0);
 
   for (StreamId id : ids) {
-    PendingEntry* e = pel_.find(id);
+    std::optional<PendingEntry> e = pel_.find(id);
     // The entry must still be in the stream; a record for a deleted one is dropped.
     if (!s.contains(id)) {
       if (e) {
-        drop(id, e);
+        drop(id);
         r.deleted.push_back(id);
       }
       continue;
@@ -44,25 +44,28 @@ ClaimResult ConsumerGroup::claim(const Stream& s, std::string_view consumer,
     // the AOF and replicas replay). A record FORCE creates starts at 1, never at a maximum.
     const bool counts = !opts.justid && !opts.retry_count;
     if (e && counts && dead_letter_due(*e) &&
-        take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
+        take_dead_letter(s, *e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
       continue;
     }
+    uint64_t count = 1;
     if (!e) {
-      e = new_record(id, delivery_time, 1, c);
+      pel_.add(id, delivery_time, 1, c->slot_);
     } else {
-      redeliver(e, c, delivery_time);
+      pel_.redeliver(id, c->slot_, delivery_time);
+      count = e->delivery_count;
     }
     if (opts.retry_count) {
-      e->delivery_count = *opts.retry_count;
+      count = *opts.retry_count;
+      pel_.set_count(id, count);
     } else if (!opts.justid) {
-      bump_count(*e);
+      count = bump_count(id);
     }
     c->active_time_ms_ = now_ms;
     debug_check_id(id);
     GroupEntry& out = opts.justid ? r.claimed.add(id, {}) : *add_stream_entry(s, id, r.claimed);
     out.pending = true;
-    out.delivery_time_ms = e->delivery_time_ms;
-    out.delivery_count = e->delivery_count;
+    out.delivery_time_ms = delivery_time;
+    out.delivery_count = count;
   }
   return r;
 }
@@ -83,33 +86,32 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
   while (attempts != 0 && count != 0 && it.valid()) {
     --attempts;
     StreamId id = it.id();
-    PendingEntry* e = it.entry();
     if (!s.contains(id)) {
-      drop(id, e);  // invalidates the iterator: seek past the dropped ID again
+      drop(id);  // invalidates the iterator: seek past the dropped ID again
       r.deleted.push_back(id);
       --count;
       it = pel_.seek(id, SeekOp::kGt);
       continue;
     }
+    PendingEntry e = it.entry();
     ++it;
-    if (min_idle_ms > 0 && now_ms - e->delivery_time_ms < min_idle_ms) continue;
-    if (!justid && dead_letter_due(*e)) {
+    if (min_idle_ms > 0 && now_ms - e.delivery_time_ms < min_idle_ms) continue;
+    if (!justid && dead_letter_due(e)) {
       // Counts against COUNT as a deleted entry does: the call did its work on it.
       take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered);
       --count;
       it = pel_.seek(id, SeekOp::kGt);  // the drop invalidated the iterator
       continue;
     }
-    // Changing owners touches only consumer Pels and the time index, so `it` (on the group Pel)
-    // stays valid.
-    redeliver(e, c, now_ms);
-    if (!justid) bump_count(*e);
+    // Changing owners and times changes records in place, so `it` (an ID walk) stays valid.
+    pel_.redeliver(id, c->slot_, now_ms);
+    uint64_t n = justid ? e.delivery_count : bump_count(id);
     c->active_time_ms_ = now_ms;
     debug_check_id(id);
     GroupEntry& out = justid ? r.claimed.add(id, {}) : *add_stream_entry(s, id, r.claimed);
     out.pending = true;
-    out.delivery_time_ms = e->delivery_time_ms;
-    out.delivery_count = e->delivery_count;
+    out.delivery_time_ms = now_ms;
+    out.delivery_count = n;
     --count;
   }
   r.next_cursor = it.valid() ? it.id() : StreamId{};
@@ -122,58 +124,65 @@ ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view cons
   Consumer* c = find_consumer(consumer);
   if (c) c->seen_time_ms_ = now_ms;
   const int64_t min_idle = std::max<int64_t>(min_idle_ms, 0);
-  // Claimed records leave the index while the walk goes on and come back at "now" afterwards, in
-  // ID order, so that they are appended (O(1) each) rather than inserted one by one.
-  std::vector<PendingEntry*> taken;
-  PendingEntry* e = by_time_.head();
-  while (e && (count == 0 || taken.size() < count)) {
-    PendingEntry* next = e->time_next;
-    const bool nacked = e->owner == nullptr;
+  // The walk only reads: claiming changes the records' times, which a time walk would not
+  // survive, and the claimed records come back at "now", where the walk would meet them again.
+  // So it looks at the k records first (copying the claimed entries into the reply, one stream
+  // lookup each) and changes them after: O(k + deleted + dead-lettered).
+  enum class Kind { kClaim, kDeleted, kDeadLetter };
+  struct Taken {
+    PendingEntry e;
+    Kind kind;
+    std::size_t out;  // kClaim: its index in r.claimed
+  };
+  std::vector<Taken> taken;
+  std::size_t claimable = 0;
+  for (Pel::Iterator it = pel_.by_time(); it.valid() && (count == 0 || claimable < count); ++it) {
+    PendingEntry e = it.entry();
     // The owned part is ordered by delivery time: the first one not idle enough ends the walk.
-    if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
+    if (e.owner && now_ms - e.delivery_time_ms < min_idle) break;
     // Not counted against `count`: the reader gets up to count entries it can work on.
-    if (dead_letter_due(*e) &&
-        take_dead_letter(s, e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
-      e = next;
+    if (dead_letter_due(e)) {
+      taken.push_back({e, Kind::kDeadLetter, 0});
       continue;
     }
-    GroupEntry* out = add_stream_entry(s, e->id, r.claimed);
-    if (!out) {
-      r.deleted.push_back(e->id);
-      drop(e->id, e);
-      e = next;
+    if (!add_stream_entry(s, e.id, r.claimed)) {
+      taken.push_back({e, Kind::kDeleted, 0});
+      continue;
+    }
+    taken.push_back({e, Kind::kClaim, r.claimed.size() - 1});
+    ++claimable;
+  }
+  for (const Taken& t : taken) {
+    if (t.kind == Kind::kDeadLetter &&
+        take_dead_letter(s, t.e, DeadLetterReason::kMaxDeliveries, r.dead_lettered)) {
+      continue;
+    }
+    if (t.kind != Kind::kClaim) {  // gone from the stream (a dead letter's too)
+      r.deleted.push_back(t.e.id);
+      drop(t.e.id);
       continue;
     }
     if (!c) {
       c = create_consumer(consumer, now_ms).first;
       r.consumer_created = true;
     }
-    out->claimed = true;
-    out->idle_ms = nacked ? -1 : now_ms - e->delivery_time_ms;
-    out->previous_count = e->delivery_count;
-    by_time_.unlink(e);
-    assign(e->id, e, c);
-    e->delivery_time_ms = now_ms;
-    bump_count(*e);
-    out->pending = true;
-    out->delivery_time_ms = now_ms;
-    out->delivery_count = e->delivery_count;
-    taken.push_back(e);
-    e = next;
+    GroupEntry& out = r.claimed.entries_[t.out];
+    out.claimed = true;
+    out.idle_ms = t.e.owner ? now_ms - t.e.delivery_time_ms : -1;
+    out.previous_count = t.e.delivery_count;
+    pel_.redeliver(t.e.id, c->slot_, now_ms);
+    out.pending = true;
+    out.delivery_time_ms = now_ms;
+    out.delivery_count = bump_count(t.e.id);
+    debug_check_id(t.e.id);
   }
-  std::sort(taken.begin(), taken.end(),
-            [](const PendingEntry* a, const PendingEntry* b) { return a->id < b->id; });
-  for (PendingEntry* t : taken) {
-    by_time_.insert(t);
-    debug_check_id(t->id);
-  }
-  if (!taken.empty()) c->active_time_ms_ = now_ms;
+  if (claimable != 0) c->active_time_ms_ = now_ms;
   return r;
 }
 
 std::optional<int64_t> ConsumerGroup::next_claimable_ms(int64_t min_idle_ms, int64_t now_ms) const {
-  if (by_time_.nacked() != 0) return now_ms;
-  const PendingEntry* head = by_time_.head();
+  if (pel_.nacked() != 0) return now_ms;
+  std::optional<PendingEntry> head = pel_.time_head();
   if (!head) return std::nullopt;
   int64_t min_idle = std::max<int64_t>(min_idle_ms, 0);
   if (head->delivery_time_ms > std::numeric_limits<int64_t>::max() - min_idle) {
@@ -187,37 +196,32 @@ NackResult ConsumerGroup::nack(const Stream& s, std::span<const StreamId> ids, N
   constexpr uint64_t kMaxCount = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   NackResult r;
   for (StreamId id : ids) {
-    PendingEntry* e = pel_.find(id);
+    std::optional<PendingEntry> e = pel_.find(id);
     if (e && mode == NackMode::kFatal && dead_letter_ &&
-        take_dead_letter(s, e, DeadLetterReason::kFatal, r.dead_lettered)) {
+        take_dead_letter(s, *e, DeadLetterReason::kFatal, r.dead_lettered)) {
       ++r.released;
       continue;
     }
+    uint64_t n;
     if (e) {
-      by_time_.unlink(e);
-      if (e->owner) {
-        [[maybe_unused]] PendingEntry* old = e->owner->pel_.erase(id);
-        assert(old == e);
-        e->owner = nullptr;
-      }
-      e->delivery_time_ms = 0;
+      n = e->delivery_count;
       if (retry_count) {
-        e->delivery_count = *retry_count;
+        n = *retry_count;
       } else if (mode == NackMode::kSilent) {
-        if (e->delivery_count > 0) --e->delivery_count;
+        if (n > 0) --n;
       } else if (mode == NackMode::kFatal) {
-        e->delivery_count = kMaxCount;
+        n = kMaxCount;
       }
+      pel_.release(id);
+      pel_.set_count(id, n);
     } else {
       if (!force || !s.contains(id)) continue;
-      uint64_t n = retry_count ? *retry_count : mode == NackMode::kFatal ? kMaxCount : 0;
-      e = new PendingEntry{0, n, nullptr, id};
-      pel_.insert(id, e);
+      n = retry_count ? *retry_count : mode == NackMode::kFatal ? kMaxCount : 0;
+      pel_.add_nacked(id, n);
     }
-    by_time_.push_nacked(e);
     debug_check_id(id);
     ++r.released;
-    r.records.emplace_back(id, e->delivery_count);
+    r.records.emplace_back(id, n);
   }
   return r;
 }
@@ -231,17 +235,17 @@ void ConsumerGroup::set_dead_letter(std::optional<DeadLetterPolicy> policy) {
   dead_letter_ = std::make_unique<DeadLetterPolicy>(std::move(*policy));
 }
 
-bool ConsumerGroup::take_dead_letter(const Stream& s, PendingEntry* e, DeadLetterReason why,
+bool ConsumerGroup::take_dead_letter(const Stream& s, const PendingEntry& e, DeadLetterReason why,
                                      std::vector<DeadLetter>& out) {
-  if (!s.lookup(e->id, scratch_)) return false;
+  if (!s.lookup(e.id, scratch_)) return false;
   DeadLetter& d = out.emplace_back();
-  d.id = e->id;
-  d.deliveries = e->delivery_count;
-  if (e->owner) d.consumer = e->owner->name();
+  d.id = e.id;
+  d.deliveries = e.delivery_count;
+  if (e.owner) d.consumer = e.owner->name();
   d.reason = why;
   d.fields.reserve(scratch_.size());
   for (const FieldValue& fv : scratch_) d.fields.emplace_back(fv.field, fv.value);
-  drop(e->id, e);
+  drop(e.id);
   ++dead_letter_->dead_lettered;
   return true;
 }

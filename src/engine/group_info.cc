@@ -1,6 +1,5 @@
 // ConsumerGroup: read-only views (XPENDING, XINFO), deep copy, memory estimate and the
 // invariant check.
-#include <unordered_map>
 
 #include "streamd/engine/consumer_group.h"
 
@@ -8,10 +7,10 @@ namespace streamd::engine {
 
 namespace {
 
-PendingRecord record_of(StreamId id, const PendingEntry* e) {
-  PendingRecord r{id, "", false, e->delivery_time_ms, e->delivery_count};
-  if (e->owner) {
-    r.consumer = e->owner->name();
+PendingRecord record_of(const PendingEntry& e) {
+  PendingRecord r{e.id, "", false, e.delivery_time_ms, e.delivery_count};
+  if (e.owner) {
+    r.consumer = e.owner->name();
   } else {
     r.nacked = true;
   }
@@ -29,7 +28,7 @@ PendingSummary ConsumerGroup::pending_summary() const {
   r.first = pel_.first_id();
   r.last = pel_.last_id();
   for_each_consumer([&](const Consumer& c) {
-    if (!c.pel_.empty()) r.consumers.emplace_back(c.name(), c.pel_.size());
+    if (c.pending_count() != 0) r.consumers.emplace_back(c.name(), c.pending_count());
   });
   return r;
 }
@@ -38,18 +37,20 @@ std::vector<PendingRecord> ConsumerGroup::pending_range(
     StreamId start, StreamId end, std::size_t count, int64_t min_idle_ms, int64_t now_ms,
     std::optional<std::string_view> consumer) const {
   std::vector<PendingRecord> r;
-  const Pel* pel = &pel_;
+  Pel::Iterator it;
   if (consumer) {
     const Consumer* c = find_consumer(*consumer);
     if (!c) return r;
-    pel = &c->pel_;
+    it = c->pel().seek(start);
+  } else {
+    it = pel_.seek(start);
   }
-  for (Pel::Iterator it = pel->seek(start); it.valid() && r.size() < count; ++it) {
+  for (; it.valid() && r.size() < count; ++it) {
     StreamId id = it.id();
     if (id > end) break;
-    const PendingEntry* e = it.entry();
-    if (min_idle_ms != 0 && now_ms - e->delivery_time_ms < min_idle_ms) continue;
-    r.push_back(record_of(id, e));
+    PendingEntry e = it.entry();
+    if (min_idle_ms != 0 && now_ms - e.delivery_time_ms < min_idle_ms) continue;
+    r.push_back(record_of(e));
   }
   return r;
 }
@@ -71,7 +72,7 @@ std::vector<ConsumerInfo> ConsumerGroup::consumers_info() const {
   std::vector<ConsumerInfo> r;
   r.reserve(consumers_.size());
   for_each_consumer([&](const Consumer& c) {
-    r.push_back({c.name(), c.pel_.size(), c.seen_time_ms_, c.active_time_ms_});
+    r.push_back({c.name(), c.pending_count(), c.seen_time_ms_, c.active_time_ms_});
   });
   return r;
 }
@@ -81,15 +82,15 @@ GroupFullInfo ConsumerGroup::full_info(const Stream& s, std::size_t count) const
   r.info = info(s);
   auto capped = [count](std::size_t n) { return count != 0 && n >= count; };
   for (Pel::Iterator it = pel_.begin(); it.valid() && !capped(r.pending.size()); ++it) {
-    r.pending.push_back(record_of(it.id(), it.entry()));
+    r.pending.push_back(record_of(it.entry()));
   }
-  r.nacked = by_time_.nacked();
+  r.nacked = pel_.nacked();
   for_each_consumer([&](const Consumer& c) {
     ConsumerFullInfo& ci = r.consumers.emplace_back();
-    ci.info = {c.name(), c.pel_.size(), c.seen_time_ms_, c.active_time_ms_};
-    for (Pel::Iterator it = c.pel_.begin(); it.valid() && !capped(ci.pending.size()); ++it) {
-      const PendingEntry* e = it.entry();
-      ci.pending.push_back({it.id(), c.name(), false, e->delivery_time_ms, e->delivery_count});
+    ci.info = {c.name(), c.pending_count(), c.seen_time_ms_, c.active_time_ms_};
+    for (Pel::Iterator it = c.pel().begin(); it.valid() && !capped(ci.pending.size()); ++it) {
+      PendingEntry e = it.entry();
+      ci.pending.push_back({e.id, c.name(), false, e.delivery_time_ms, e.delivery_count});
     }
   });
   return r;
@@ -99,33 +100,21 @@ GroupFullInfo ConsumerGroup::full_info(const Stream& s, std::size_t count) const
 
 std::unique_ptr<ConsumerGroup> ConsumerGroup::clone() const {
   auto g = std::make_unique<ConsumerGroup>(name_, last_delivered_id_, entries_read_);
-  std::unordered_map<const Consumer*, Consumer*> map;
-  map.reserve(consumers_.size());
+  // The copy keeps every owner slot; each one is pointed at the copy's own consumer.
+  g->pel_ = pel_;
   for_each_consumer([&](const Consumer& c) {
-    Consumer* n = g->create_consumer(c.name(), c.seen_time_ms_).first;
+    auto* n = new Consumer(c.name(), c.seen_time_ms_, &g->pel_);
     n->active_time_ms_ = c.active_time_ms_;
-    map.emplace(&c, n);
+    n->slot_ = c.slot_;
+    g->pel_.set_owner(c.slot_, n);
+    g->consumers_.insert(c.name(), n);
   });
-  // In claim order, so that the copy's time index is the same list (each link is an append).
-  for (const PendingEntry* e = by_time_.head(); e; e = e->time_next) {
-    Consumer* owner = e->owner ? map.at(e->owner) : nullptr;
-    auto* copy = new PendingEntry{e->delivery_time_ms, e->delivery_count, owner, e->id};
-    g->pel_.insert(e->id, copy);
-    if (owner) {
-      owner->pel_.insert(e->id, copy);
-      g->by_time_.insert(copy);
-    } else {
-      g->by_time_.push_nacked(copy);
-    }
-  }
   if (dead_letter_) g->dead_letter_ = std::make_unique<DeadLetterPolicy>(*dead_letter_);
   return g;
 }
 
 std::size_t ConsumerGroup::pel_memory_usage() const {
-  std::size_t bytes = pel_.memory_usage() + pel_.size() * PendingEntry::record_bytes();
-  for_each_consumer([&](const Consumer& c) { bytes += c.pel_.memory_usage(); });
-  return bytes;
+  return pel_.memory_usage();
 }
 
 std::size_t ConsumerGroup::memory_usage() const {
@@ -148,53 +137,58 @@ bool ConsumerGroup::check_invariants(std::string* why) const {
     if (why) *why = std::move(msg);
     return false;
   };
-  if (!pel_.check_tree()) return fail("group PEL tree is malformed");
   if (!consumers_.check_invariants()) return fail("consumer tree is malformed");
+  std::string pel_why;
+  if (!pel_.check(&pel_why)) return fail(pel_why);
   std::size_t owned = 0;
   for (auto it = consumers_.begin(); it.valid(); ++it) {
     const Consumer* c = it.value();
     if (!c) return fail("null consumer");
     if (it.key() != c->name())
       return fail("consumer '" + c->name() + "' stored under another name");
-    if (!c->pel_.check_tree()) return fail("PEL tree of '" + c->name() + "' is malformed");
-    for (Pel::Iterator p = c->pel_.begin(); p.valid(); ++p) {
-      const PendingEntry* e = p.entry();
-      if (e == nullptr) return fail("null record in the PEL of '" + c->name() + "'");
-      if (e->owner != c) {
-        return fail(p.id().to_string() + " is in the PEL of '" + c->name() +
+    if (c->group_pel_ != &pel_) return fail("consumer '" + c->name() + "' of another PEL");
+    std::size_t n = 0;
+    for (Pel::Iterator p = c->pel().begin(); p.valid(); ++p, ++n) {
+      PendingEntry e = p.entry();
+      if (e.owner != c) {
+        return fail(e.id.to_string() + " is in the PEL of '" + c->name() +
                     "' but owned by another consumer");
       }
-      if (pel_.find(p.id()) != e) {
-        return fail(p.id().to_string() + " of '" + c->name() +
-                    "' is not the same record in the group PEL");
-      }
     }
-    owned += c->pel_.size();
+    if (n != c->pending_count()) return fail("the PEL of '" + c->name() + "' has a wrong size");
+    owned += n;
   }
   for (Pel::Iterator p = pel_.begin(); p.valid(); ++p) {
-    const PendingEntry* e = p.entry();
-    if (e == nullptr) return fail("null record in the group PEL at " + p.id().to_string());
-    if (e->id != p.id()) return fail(p.id().to_string() + " holds the record of another ID");
-    if (e->owner == nullptr) continue;  // NACKed: the time index check covers it
-    if (find_consumer(e->owner->name()) != e->owner) {
-      return fail(p.id().to_string() + " is owned by a consumer not in the group");
-    }
-    if (e->owner->pel_.find(p.id()) != e) {
-      return fail(p.id().to_string() + " is missing from its owner's PEL");
+    PendingEntry e = p.entry();
+    if (e.owner == nullptr) continue;  // NACKed: the Pel's check covers it
+    if (find_consumer(e.owner->name()) != e.owner) {
+      return fail(e.id.to_string() + " is owned by a consumer not in the group");
     }
   }
-  std::string index_why;
-  if (!by_time_.check(&index_why)) return fail(index_why);
-  if (by_time_.size() != pel_.size()) {
-    return fail("time index holds " + std::to_string(by_time_.size()) + " records, the PEL " +
+  // The time index walks every record once, NACKed ones first, the others by (time, ID).
+  std::size_t walked = 0, nacked = 0;
+  std::optional<PendingEntry> prev;
+  for (Pel::Iterator p = pel_.by_time(); p.valid(); ++p, ++walked) {
+    PendingEntry e = p.entry();
+    if (!e.owner) {
+      if (prev && prev->owner) return fail(e.id.to_string() + " is NACKed but outside the zone");
+      ++nacked;
+      if (e.delivery_time_ms != 0) return fail(e.id.to_string() + " is NACKed with a time");
+    } else if (prev && prev->owner &&
+               (prev->delivery_time_ms > e.delivery_time_ms ||
+                (prev->delivery_time_ms == e.delivery_time_ms && !(prev->id < e.id)))) {
+      return fail("time index out of order at " + e.id.to_string());
+    }
+    prev = e;
+  }
+  if (walked != pel_.size()) {
+    return fail("time index holds " + std::to_string(walked) + " records, the PEL " +
                 std::to_string(pel_.size()));
   }
-  for (const PendingEntry* e = by_time_.head(); e; e = e->time_next) {
-    if (pel_.find(e->id) != e) return fail(e->id.to_string() + " is in the time index only");
-  }
-  if (owned + by_time_.nacked() != pel_.size()) {
+  if (nacked != pel_.nacked()) return fail("NACK zone count is wrong");
+  if (owned + pel_.nacked() != pel_.size()) {
     return fail("consumer PELs hold " + std::to_string(owned) + " entries and " +
-                std::to_string(by_time_.nacked()) + " are NACKed, the group PEL " +
+                std::to_string(pel_.nacked()) + " are NACKed, the group PEL " +
                 std::to_string(pel_.size()));
   }
   return true;

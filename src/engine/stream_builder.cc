@@ -61,12 +61,10 @@ Err StreamBuilder::add_group(std::string_view name, StreamId last_delivered, int
 
 Err StreamBuilder::add_pending(StreamId id, int64_t delivery_time_ms, uint64_t delivery_count) {
   if (!group_ || delivery_time_ms < 0 || delivery_time_ms > kMaxTime) return Err::kBadData;
-  auto* e = new PendingEntry{delivery_time_ms, delivery_count, nullptr, id};
-  if (!group_->pel_.insert(id, e)) {
-    delete e;
-    return Err::kBadData;
-  }
-  return Err::kOk;
+  bool added = staged_[group_]
+                   .try_emplace(id, Staged{delivery_time_ms, delivery_count, nullptr, false})
+                   .second;
+  return added ? Err::kOk : Err::kBadData;
 }
 
 Err StreamBuilder::add_consumer(std::string_view name, int64_t seen_time_ms,
@@ -84,22 +82,21 @@ Err StreamBuilder::add_consumer(std::string_view name, int64_t seen_time_ms,
 
 Err StreamBuilder::own(StreamId id) {
   if (!consumer_) return Err::kBadData;
-  PendingEntry* e = group_->pel_.find(id);
-  if (!e || e->owner) return Err::kBadData;
-  e->owner = consumer_;
-  consumer_->pel_.insert(id, e);
+  auto g = staged_.find(group_);
+  if (g == staged_.end()) return Err::kBadData;
+  auto r = g->second.find(id);
+  if (r == g->second.end() || r->second.owner || r->second.released) return Err::kBadData;
+  r->second.owner = consumer_;
   return Err::kOk;
 }
 
 Err StreamBuilder::add_released(std::string_view group, StreamId id, uint64_t delivery_count) {
   ConsumerGroup* g = s_->groups_.find(group);
   if (!g) return Err::kBadData;
-  auto* e = new PendingEntry{0, delivery_count, nullptr, id};
-  if (!g->pel_.insert(id, e)) {
-    delete e;
+  if (!staged_[g].try_emplace(id, Staged{0, delivery_count, nullptr, true}).second) {
     return Err::kBadData;
   }
-  released_.emplace_back(g, e);
+  released_.emplace_back(g, id);
   return Err::kOk;
 }
 
@@ -142,34 +139,22 @@ Result<std::unique_ptr<Stream>> StreamBuilder::finish() {
   s.last_id_ = last_id_;
   s.max_deleted_ = max_deleted_;
   s.first_id_ = live_ != 0 ? s.first_live_id() : StreamId{};
-  // Every record must have an owner or be released; the time index is then built in claim
-  // order: the NACK zone as released, the owned records sorted, each link an append (O(n log n)
-  // whatever order the input had).
+  // Every record must have an owner or be released. The owned ones go into the Pel in ID order
+  // (each an append), then the released ones in release order (the NACK zone's order); the Pel
+  // orders its time index itself.
   Err err = Err::kOk;
   std::size_t released_seen = 0;
-  s.groups_.for_each([&](ConsumerGroup& g) {
-    std::vector<PendingEntry*> owned;
-    owned.reserve(g.pel_.size());
-    for (Pel::Iterator it = g.pel_.begin(); it.valid(); ++it) {
-      if (it.entry()->owner) owned.push_back(it.entry());
+  for (auto& [g, records] : staged_) {
+    for (const auto& [id, r] : records) {
+      if (r.released) continue;
+      if (!r.owner) return Err::kBadData;
+      g->pel_.add(id, r.delivery_time_ms, r.delivery_count, r.owner->slot_);
     }
-    std::size_t released = 0;
-    for (const auto& r : released_) {
-      if (r.first != &g) continue;
-      g.by_time_.push_nacked(r.second);
-      ++released;
-    }
-    released_seen += released;
-    if (owned.size() + released != g.pel_.size()) {
-      err = Err::kBadData;
-      return;
-    }
-    std::sort(owned.begin(), owned.end(), [](const PendingEntry* a, const PendingEntry* b) {
-      return a->delivery_time_ms != b->delivery_time_ms ? a->delivery_time_ms < b->delivery_time_ms
-                                                        : a->id < b->id;
-    });
-    for (PendingEntry* e : owned) g.by_time_.insert(e);
-  });
+  }
+  for (const auto& [g, id] : released_) {
+    g->pel_.add_nacked(id, staged_[g].at(id).delivery_count);
+    ++released_seen;
+  }
   if (err != Err::kOk || released_seen != released_.size()) return Err::kBadData;
   return std::move(s_);
 }

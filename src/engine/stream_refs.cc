@@ -12,7 +12,7 @@ bool entry_referenced(const Stream& s, StreamId id) {
   bool referenced = false;
   s.groups().for_each([&](const ConsumerGroup& g) {
     if (referenced) return;
-    referenced = id > g.last_delivered_id() || g.pel().find(id) != nullptr;
+    referenced = id > g.last_delivered_id() || g.pel().contains(id);
   });
   return referenced;
 }

@@ -154,15 +154,14 @@ void write_idle_consumers(Emitter& e, const std::string& key, const engine::Cons
 
 // Released (XNACK) entries, from the head of the time index: XNACK ... FAIL IDS n id...
 // RETRYCOUNT c FORCE per run of equal counters (at most 64 IDs each), which rebuilds the NACK
-// zone in the same order. Returns the first owned record.
-const engine::PendingEntry* write_nack_zone(Emitter& e, const std::string& key,
-                                            const engine::ConsumerGroup& g) {
-  const engine::PendingEntry* p = g.time_index().head();
-  while (p && !p->owner) {
+// zone in the same order. Leaves `p` on the first owned record.
+void write_nack_zone(Emitter& e, const std::string& key, const engine::ConsumerGroup& g,
+                     engine::Pel::Iterator& p) {
+  while (p.valid() && !p.entry().owner) {
     std::vector<std::string> ids;
-    uint64_t n = p->delivery_count;
-    for (; p && !p->owner && p->delivery_count == n && ids.size() < 64; p = p->time_next) {
-      ids.push_back(id_text(p->id));
+    uint64_t n = p.entry().delivery_count;
+    for (; p.valid() && !p.entry().owner && p.entry().delivery_count == n && ids.size() < 64; ++p) {
+      ids.push_back(id_text(p.id()));
     }
     std::string numids = std::to_string(ids.size());
     std::string count = std::to_string(n);
@@ -171,16 +170,15 @@ const engine::PendingEntry* write_nack_zone(Emitter& e, const std::string& key,
     argv.insert(argv.end(), {"RETRYCOUNT", count, "FORCE"});
     e.cmd(argv);
   }
-  return p;
 }
 
 void write_group(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
   write_group_create(e, key, g);
-  // The PEL in claim order (see PelTimeIndex): the NACK zone first, then the owned records oldest
+  // The PEL in claim order (see pel.h): the NACK zone first, then the owned records oldest
   // delivery first, so that each replayed XCLAIM ... TIME is an append to the time index.
-  for (const engine::PendingEntry* p = write_nack_zone(e, key, g); p; p = p->time_next) {
-    write_pending_entry(e, key, g, p->id, *p);
-  }
+  engine::Pel::Iterator p = g.pel().by_time();
+  write_nack_zone(e, key, g, p);
+  for (; p.valid(); ++p) write_pending_entry(e, key, g, p.id(), p.entry());
   write_idle_consumers(e, key, g);
   // streamd's dead-letter policy, after the records (which are JUSTID claims: never
   // dead-lettered on replay either way).

@@ -8,15 +8,12 @@
 // - entries_read: the group's logical read counter, kEntriesReadUnknown (-1) when unknown (see
 //   group_lag.h for how it moves and how lag is computed);
 // - consumers, by name, iterated in byte order of the name (as Redis's rax lists them);
-// - the PEL: PendingEntry records owned by the group, each reachable by ID from the group Pel
-//   and from its owner's Pel (see pel.h).
+// - the PEL (pel.h): one record per pending ID, walked by ID, by owner, or in claim order.
 // Invariants (check_invariants() verifies them all; debug builds check every touched ID):
-// - for every ID, group_pel[id] == owner->pel[id] for the record's owner, and no other
-//   consumer's Pel holds the ID; the consumer Pels' sizes add up to the group Pel's size;
-// - every owner is a consumer of this group; owner == nullptr means released by XNACK: then the
-//   record is in no consumer Pel and has delivery time 0;
-// - the time index (pel.h) links every record of the group Pel exactly once, NACKed records
-//   first (in release order), then the others by (delivery time, ID).
+// - every consumer has its own owner slot in the Pel, and every record's owner is the slot of a
+//   consumer of this group, or none (released by XNACK: then the record shows delivery time 0);
+// - the consumers' shares and the NACKed records add up to the PEL (and the Pel's own
+//   invariants: its run indexes match its records).
 // Consumers follow Redis 7.2+ (newest Redis's t_stream.c): XREADGROUP (on every stream it names
 // that has the group, whether it serves, blocks or reads history), XCLAIM and XAUTOCLAIM create
 // the consumer on the attempt, even when nothing is delivered or claimed; seen_time is the last
@@ -51,7 +48,8 @@ namespace streamd::engine {
 
 class ConsumerGroup;
 
-// A consumer of a group: its name, times and its share of the group's PEL.
+// A consumer of a group: its name, times and its share of the group's PEL (a slot of the
+// group's Pel: its records carry the slot as their owner).
 class Consumer {
  public:
   Consumer(const Consumer&) = delete;
@@ -60,8 +58,9 @@ class Consumer {
   const std::string& name() const { return name_; }
   int64_t seen_time_ms() const { return seen_time_ms_; }
   int64_t active_time_ms() const { return active_time_ms_; }
-  std::size_t pending_count() const { return pel_.size(); }
-  const Pel& pel() const { return pel_; }
+  std::size_t pending_count() const { return group_pel_->owner_size(slot_); }
+  // This consumer's pending entries, by ID.
+  Pel::OwnerView pel() const { return Pel::OwnerView(*group_pel_, slot_); }
 
   // An attempted interaction that the caller handles without calling into the group (e.g. an
   // XREADGROUP that ends up blocking).
@@ -70,12 +69,14 @@ class Consumer {
  private:
   friend class ConsumerGroup;
   friend class StreamBuilder;
-  Consumer(std::string_view name, int64_t now_ms) : name_(name), seen_time_ms_(now_ms) {}
+  Consumer(std::string_view name, int64_t now_ms, const Pel* pel)
+      : name_(name), seen_time_ms_(now_ms), group_pel_(pel) {}
 
   std::string name_;
   int64_t seen_time_ms_;
   int64_t active_time_ms_ = -1;
-  Pel pel_;  // this consumer's pending entries (records owned by the group)
+  const Pel* group_pel_;  // the group's PEL
+  uint32_t slot_ = 0;     // owner slot in it
 };
 
 // One entry handed out by a read or a claim.
@@ -233,9 +234,6 @@ struct GroupFullInfo {
   uint64_t nacked = 0;  // Redis 8.8 nacked-count
 };
 
-// Adds one delivery to a record's count, saturating at LLONG_MAX.
-void bump_count(PendingEntry& e);
-
 class ConsumerGroup {
  public:
   ConsumerGroup(std::string_view name, StreamId last_delivered_id,
@@ -276,9 +274,8 @@ class ConsumerGroup {
   // ---- PEL ----------------------------------------------------------------------------------
   std::size_t pending_count() const { return pel_.size(); }
   const Pel& pel() const { return pel_; }
-  // The records in claim order (NACK zone, then by delivery time); see pel.h.
-  const PelTimeIndex& time_index() const { return by_time_; }
-  std::size_t nacked_count() const { return by_time_.nacked(); }
+  // pel().by_time() walks the records in claim order (NACK zone, then by delivery time).
+  std::size_t nacked_count() const { return pel_.nacked(); }
 
   // ---- XREADGROUP ---------------------------------------------------------------------------
   // Whether a `>` read would deliver something: the stream has a live entry after
@@ -389,15 +386,10 @@ class ConsumerGroup {
 
  private:
   friend class StreamBuilder;  // stream_builder.h: fills a group from snapshot values
-  // Moves a pending record to `c` (no-op if it already belongs to c).
-  void assign(StreamId id, PendingEntry* e, Consumer* c);
-  // Removes a record from both Pels and frees it.
-  void drop(StreamId id, PendingEntry* e);
-  // A new record for `id` owned by `c` (not yet in any index).
-  PendingEntry* new_record(StreamId id, int64_t time, uint64_t count, Consumer* c);
-  // Moves a linked record to `c` at `time`: out of the time index, owner change, back in at its
-  // new place.
-  void redeliver(PendingEntry* e, Consumer* c, int64_t time);
+  // Removes a record from the PEL.
+  void drop(StreamId id) { pel_.erase(id); }
+  // Adds one delivery to a record's count, saturating at LLONG_MAX; returns the new count.
+  uint64_t bump_count(StreamId id);
   // Copies the live entry `id` into the batch; nullptr if the stream no longer has it.
   GroupEntry* add_stream_entry(const Stream& s, StreamId id, DeliveryBatch& out);
   // Debug builds: the group and owner Pels agree about this ID.
@@ -405,15 +397,14 @@ class ConsumerGroup {
   // Takes the pending record `e` out of the group as a dead letter (a copy of its entry, owner
   // and counter into `out`, then the record is dropped) and counts it; false, and nothing
   // changed, if its entry is gone from the stream.
-  bool take_dead_letter(const Stream& s, PendingEntry* e, DeadLetterReason why,
+  bool take_dead_letter(const Stream& s, const PendingEntry& e, DeadLetterReason why,
                         std::vector<DeadLetter>& out);
 
   std::string name_;
   StreamId last_delivered_id_;
   int64_t entries_read_ = kEntriesReadUnknown;
   RadixTree<Consumer*> consumers_;   // name → consumer (owned)
-  Pel pel_;                          // every pending record (owned)
-  PelTimeIndex by_time_;             // the same records in claim order
+  Pel pel_;                          // every pending record
   std::vector<FieldValue> scratch_;  // reused by add_stream_entry
   // Behind a pointer: most groups have no policy and pay 8 bytes.
   std::unique_ptr<DeadLetterPolicy> dead_letter_;

@@ -1,33 +1,45 @@
-// PendingEntry and Pel: the pending entries list (PEL) of a consumer group.
+// Pel: the pending entries list (PEL) of a consumer group, and PendingEntry, the view of one of
+// its records.
 //
-// A PendingEntry is the one record Redis calls a NACK: an entry delivered to a consumer and not
-// acknowledged yet. It is a heap object with a stable address, owned by its ConsumerGroup and
-// reachable three ways:
-//   - from the group's PEL, which holds every pending entry of the group, by ID;
-//   - from the PEL of its owner consumer, which holds that consumer's share, by ID;
-//   - from the group's time index (PelTimeIndex below), a doubly linked list threaded through
-//     the records themselves, in delivery-time order (XREADGROUP CLAIM, XNACK).
-// Both Pels are keyed by the entry's ID (see PelKey: byte order is ID order), and the two
-// pointers for one ID are always the same object: changing the owner moves the pointer from one
-// consumer's Pel to another's and rewrites `owner`; nothing is ever copied. ConsumerGroup keeps
-// that invariant (and checks it in debug builds).
+// A pending entry (what Redis calls a NACK) is an entry delivered to a consumer and not
+// acknowledged yet: its ID, delivery time, delivery count and owner. The Pel answers three walks:
+//   - by ID over the whole group (XPENDING, XAUTOCLAIM, XINFO STREAM FULL, AOF rewrite);
+//   - by ID over one owner's share (XPENDING ... consumer, XREADGROUP with an ID, XINFO);
+//   - in claim order, "the time index" (XREADGROUP CLAIM, XNACK, AOF rewrite):
+//       [NACK zone, in release order] [owned records by (delivery time, ID)]
+//     The NACK zone holds exactly the records released by XNACK (Redis 8.8): no owner, delivery
+//     time 0. So the k records a claim wants (NACKed first, then the idlest) are the first k.
 //
-// An entry released by XNACK (Redis 8.8) has no owner (owner == nullptr), delivery time 0, is in
-// no consumer Pel, and sits in the "NACK zone" at the head of the time index.
-//
-// Memory (tests/unit/engine/pel_memory_test.cc, 1M pending entries, 4 consumers, 16 / 1 entries
-// per ms): before the time index the record was 24 bytes (a 32-byte malloc chunk) and the PEL
-// cost 57.8 / 50.9 bytes per pending entry; the index adds the ID (needed to get from the list
-// back to the trees) and two pointers, 56 bytes, which malloc would round to 64 (89.8 / 82.9);
-// records therefore come from a slot pool (56 bytes each): 81.8 / 74.9 bytes per pending entry,
-// +24. Each Pel costs about 10-12 bytes per key when consecutive IDs differ in their last key
-// byte (they then share a tree node and are stored inline in it; see RadixTree and PelKey).
+// Representation (issue 16: memory per pending entry). One radix tree holds the records
+// themselves, 16 bytes inline in the tree (PelRecord: time, a 32-bit count, a 32-bit owner
+// slot), keyed by PelKey. The other two walks do not index records one by one: they index
+// *runs*. A run is a maximal sequence of records that are consecutive in ID order (in the tree)
+// and share an attribute: the owner for the owner walks, the (zone, delivery time or release
+// number) for the time walk. Deliveries come in batches (one XREADGROUP COUNT n hands n
+// consecutive IDs to one consumer at one time), so a run usually covers many records, and a run
+// costs one key in a small tree. Walking an owner or the time index = walking its runs in key
+// order and, inside each, the record tree from the run's first ID to its last: every record
+// between them has the attribute (that is what maximal runs over consecutive records mean).
+// Each record change looks at its two neighbours in ID order to split, extend, shrink or merge
+// runs: O(log n) per change, O(1) per step of a walk, O(k + runs) for k records.
+// Invariants (check() verifies them, debug builds check each touched ID):
+//   - the runs of each index are exactly the maximal same-attribute runs of the record tree
+//     (canonical: recomputing them from the records gives the same keys and ends);
+//   - NACKed records (owner kNoOwner) have no owner run; the others' owner is a live slot;
+//   - per-owner counts and the NACKed count add up to size(); a count of kBigCount means the
+//     real value (>= 2^32 - 1) is in big_counts_.
+// Memory: about 17-20 bytes per pending entry (tests/unit/engine/pel_memory_test.cc), against
+// 75-82 for the earlier layout (56-byte records in a slot pool, the group tree and one tree per
+// consumer, each keyed per record, and a list threaded through the records).
+// The engine runs on one thread (the Redis model); a fork (AOF rewrite child) only reads.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "streamd/engine/radix_tree.h"
 #include "streamd/engine/stream_id.h"
@@ -36,72 +48,12 @@ namespace streamd::engine {
 
 class Consumer;
 
+// One pending entry, by value (built from the record; changing the PEL does not change it).
 struct PendingEntry {
-  int64_t delivery_time_ms = 0;  // Unix ms of the last delivery (or what XCLAIM IDLE/TIME set)
-  uint64_t delivery_count = 0;   // deliveries so far (XCLAIM RETRYCOUNT may set any value)
-  Consumer* owner = nullptr;     // the consumer whose PEL also holds this record; null = NACKed
-  StreamId id;                   // the entry's ID (the time index has no other way to it)
-  PendingEntry* time_prev = nullptr;  // neighbours in the group's PelTimeIndex
-  PendingEntry* time_next = nullptr;
-
-  // Records live in a pool of fixed-size slots (pel_pool.cc), not one malloc chunk each: 56
-  // bytes instead of malloc's 64 for this size. Freed slots are reused by later records (of any
-  // group); the pool keeps its peak size. Sanitizer builds use plain new/delete.
-  static void* operator new(std::size_t size);
-  static void operator delete(void* p) noexcept;
-  // Heap bytes one record costs.
-  static std::size_t record_bytes();
-  // False in sanitizer builds (plain new/delete there).
-  static bool pooled();
-  // The pool: bytes obtained from malloc, and bytes of the slots holding live records.
-  static std::size_t pool_reserved_bytes();
-  static std::size_t pool_used_bytes();
-};
-
-// The time-ordered index of a group's PEL: a doubly linked list through the records,
-//   [head .. nack_tail]  [owned records ..................... tail]
-//    NACK zone (FIFO)     ordered by (delivery_time_ms, id)
-// The NACK zone holds exactly the records with owner == nullptr, in the order XNACK released
-// them; every other record is in the owned part, ascending by delivery time, ties by ID. So the
-// k records a claim wants (NACKed first, then the idlest) are the first k: O(k).
-// Costs: unlink and push_nacked are O(1). insert() walks to the record's place from the nearer
-// end of the owned part: deliveries happen at "now", which is never older than the tail except
-// when the system clock stepped back, so they are O(1) appends (a tie in the same millisecond
-// walks back over the same-millisecond records with greater IDs); XCLAIM IDLE/TIME (and AOF
-// replay of a claim with an old TIME) places a record at an arbitrary time and pays the walk,
-// O(min(records before it, records after it)) in the owned part.
-// The caller keeps the zone rule: unlink a record before changing its owner, and link NACKed
-// records with push_nacked(), owned ones with insert().
-class PelTimeIndex {
- public:
-  PendingEntry* head() const { return head_; }
-  PendingEntry* tail() const { return tail_; }
-  std::size_t nacked() const { return nacked_; }
-  std::size_t size() const { return size_; }
-
-  // Appends a NACKed record (owner == nullptr) to the end of the NACK zone.
-  void push_nacked(PendingEntry* e);
-  // Inserts an owned record at its (delivery_time_ms, id) place.
-  void insert(PendingEntry* e);
-  // Removes a linked record (its owner must still be what it was when it was linked).
-  void unlink(PendingEntry* e);
-  void clear() { head_ = tail_ = nack_tail_ = nullptr, nacked_ = size_ = 0; }
-
-  // Links, order, zone and counts; on failure says which in *why.
-  bool check(std::string* why) const;
-
- private:
-  static bool before(const PendingEntry* a, const PendingEntry* b) {
-    return a->delivery_time_ms != b->delivery_time_ms ? a->delivery_time_ms < b->delivery_time_ms
-                                                      : a->id < b->id;
-  }
-  void link_after(PendingEntry* pos, PendingEntry* e);  // pos == nullptr: at the head
-
-  PendingEntry* head_ = nullptr;
-  PendingEntry* tail_ = nullptr;
-  PendingEntry* nack_tail_ = nullptr;  // last record of the NACK zone, or null if it is empty
-  std::size_t nacked_ = 0;
-  std::size_t size_ = 0;
+  StreamId id;
+  int64_t delivery_time_ms = 0;     // Unix ms of the last delivery; 0 for a NACKed entry
+  uint64_t delivery_count = 0;      // deliveries so far (XCLAIM RETRYCOUNT may set any value)
+  const Consumer* owner = nullptr;  // null = released by XNACK
 };
 
 // A PEL tree key: an ID in a compact, order-preserving encoding (byte order = ID order):
@@ -110,9 +62,9 @@ class PelTimeIndex {
 //           of seq big-endian (n = 1..8, minimal).
 // Why not the plain 16 bytes: IDs made by XADD * at ordinary rates all have seq 0 and differ in
 // the last bytes of ms. With 16-byte keys each would then need a leaf node of its own for its
-// 8 seq bytes (about 41 bytes per key and tree); dropping the zero seq makes consecutive IDs
-// differ in their last byte, so the RadixTree keeps them inline (about 10 bytes per key). IDs
-// made in bursts (many per millisecond) cost the same as with 16-byte keys.
+// 8 seq bytes; dropping the zero seq makes consecutive IDs differ in their last byte, so the
+// RadixTree keeps them inline. IDs made in bursts (many per millisecond) cost the same as with
+// 16-byte keys.
 // No key is a prefix of another key with the same ms except the seq-0 key, which sorts first,
 // as 0 does.
 class PelKey {
@@ -153,69 +105,185 @@ class PelKey {
   std::size_t len_;
 };
 
-// An ordered map ID → PendingEntry* that does not own the records.
-class Pel {
-  using Tree = RadixTree<PendingEntry*>;
+// A record as the tree stores it (inline, 16 bytes).
+struct PelRecord {
+  int64_t time;    // delivery time; for a NACKed record its release number (see Pel::release)
+  uint32_t count;  // delivery count, or Pel::kBigCount (the value is then in big_counts_)
+  uint32_t owner;  // owner slot (Pel::add_owner), or Pel::kNoOwner when NACKed
+};
 
+class Pel {
  public:
-  // Walks a Pel in ID order. Any insert or erase on the same Pel invalidates it (changing a
-  // record it points to does not).
+  static constexpr uint32_t kNoOwner = 0xFFFFFFFF;
+  static constexpr uint32_t kBigCount = 0xFFFFFFFF;
+
+  // The two run indexes.
+  enum class Index : uint8_t { kOwner = 0, kTime = 1 };
+
+  // Walks records: all of them in ID order, one owner's share in ID order, or the time index in
+  // claim order. add/add_nacked/erase invalidate every iterator. redeliver/release/set_count
+  // change records in place: an ID walk stays valid, and so does an owner walk across changes
+  // that keep the owner (they touch only the time index), but a time walk does not survive a
+  // change of time or owner.
   class Iterator {
    public:
     Iterator() = default;
-    bool valid() const { return it_.valid(); }
+    bool valid() const { return rec_.valid(); }
     explicit operator bool() const { return valid(); }
-    StreamId id() const { return PelKey::decode(it_.key()); }
-    PendingEntry* entry() const { return it_.value(); }
-    Iterator& operator++() {
-      ++it_;
-      return *this;
-    }
+    StreamId id() const { return PelKey::decode(rec_.key()); }
+    PendingEntry entry() const { return pel_->entry_of(id(), rec_.value()); }
+    const PelRecord& record() const { return rec_.value(); }
+    Iterator& operator++();
 
    private:
     friend class Pel;
-    explicit Iterator(Tree::ConstIterator it) : it_(std::move(it)) {}
-    Tree::ConstIterator it_;
+    using RecIt = RadixTree<PelRecord>::ConstIterator;
+    using RunIt = RadixTree<StreamId>::ConstIterator;
+    // Positions rec_ on the current run's first record (or invalidates when runs are over).
+    void enter_run();
+
+    const Pel* pel_ = nullptr;
+    RecIt rec_;
+    bool by_runs_ = false;
+    RunIt run_;
+    StreamId run_end_;
+    std::size_t attr_len_ = 0;  // bytes of attribute before the run's first ID in run_'s key
+    std::string prefix_;        // by_runs_: only runs whose key starts with this (one owner)
   };
+
+  // One owner's share, as a read-only view (what Consumer::pel() returns).
+  class OwnerView {
+   public:
+    OwnerView(const Pel& pel, uint32_t owner) : pel_(&pel), owner_(owner) {}
+    std::size_t size() const { return pel_->owner_size(owner_); }
+    bool empty() const { return size() == 0; }
+    Iterator begin() const { return pel_->owner_seek(owner_, StreamId::min()); }
+    Iterator seek(StreamId from) const { return pel_->owner_seek(owner_, from); }
+    bool contains(StreamId id) const;
+
+   private:
+    const Pel* pel_;
+    uint32_t owner_;
+  };
+
+  Pel() = default;
+  // Copies keep the owner slots: the caller points them at its own consumers (set_owner).
+  Pel(const Pel&) = default;
+  Pel& operator=(const Pel&) = default;
 
   std::size_t size() const { return tree_.size(); }
   bool empty() const { return tree_.empty(); }
+  std::size_t nacked() const { return nacked_; }
 
-  PendingEntry* find(StreamId id) const {
-    PelKey k(id);
-    PendingEntry* const* v = tree_.find(k.view());
-    return v ? *v : nullptr;
-  }
-  // Adds id → e; false (and no change) if the ID is present.
-  bool insert(StreamId id, PendingEntry* e) {
-    PelKey k(id);
-    return tree_.insert(k.view(), e).second;
-  }
-  // Removes the ID and returns its record, or nullptr if it was not there.
-  PendingEntry* erase(StreamId id) {
-    PelKey k(id);
-    PendingEntry* out = nullptr;
-    tree_.erase(k.view(), &out);
-    return out;
-  }
-  void clear() { tree_.clear(); }
+  bool contains(StreamId id) const { return tree_.contains(PelKey(id).view()); }
+  std::optional<PendingEntry> find(StreamId id) const;
 
-  Iterator begin() const { return Iterator(tree_.begin()); }
+  Iterator begin() const { return seek(StreamId::min()); }
   // The first ID >= from (kGe) or > from (kGt).
-  Iterator seek(StreamId from, SeekOp op = SeekOp::kGe) const {
-    PelKey k(from);
-    return Iterator(tree_.seek(op, k.view()));
-  }
+  Iterator seek(StreamId from, SeekOp op = SeekOp::kGe) const;
+  // The time index from its head.
+  Iterator by_time() const;
   // Smallest and greatest IDs; only on a non-empty Pel.
   StreamId first_id() const { return begin().id(); }
   StreamId last_id() const { return PelKey::decode(tree_.last().key()); }
+  // The head of the time index (the next record a claim takes), if any.
+  std::optional<PendingEntry> time_head() const;
 
-  // Heap bytes of the tree (not of the records).
-  std::size_t memory_usage() const { return tree_.memory_usage(); }
-  bool check_tree() const { return tree_.check_invariants(); }
+  // ---- owners ---------------------------------------------------------------------------------
+  // A slot for a consumer (reuses freed ones); the slot is the record's owner field.
+  uint32_t add_owner(const Consumer* c);
+  // Frees a slot that owns nothing.
+  void remove_owner(uint32_t owner);
+  // Points a slot at another consumer object (after a copy of the Pel).
+  void set_owner(uint32_t owner, const Consumer* c) { owners_[owner] = c; }
+  std::size_t owner_size(uint32_t owner) const { return owner_sizes_[owner]; }
+  Iterator owner_seek(uint32_t owner, StreamId from) const;
+
+  // ---- changes ----------------------------------------------------------------------------------
+  // A new owned record; false (and no change) if the ID is pending.
+  bool add(StreamId id, int64_t time, uint64_t count, uint32_t owner);
+  // A new record appended to the NACK zone; false if the ID is pending.
+  bool add_nacked(StreamId id, uint64_t count);
+  // Moves a pending record to `owner` at `time` (out of the NACK zone if it was there).
+  void redeliver(StreamId id, uint32_t owner, int64_t time);
+  // Releases a pending record: no owner, appended to the end of the NACK zone (a NACKed one
+  // moves there).
+  void release(StreamId id);
+  void set_count(StreamId id, uint64_t count);
+  uint64_t count(StreamId id) const;
+  // Removes a record; false if it was not pending.
+  bool erase(StreamId id);
+  void clear();
+
+  // Heap bytes of the trees (records included) and side tables.
+  std::size_t memory_usage() const;
+  // Every invariant listed at the top of this file; on failure says which in *why.
+  bool check(std::string* why) const;
+  // Debug builds: the record of `id` (if pending) sits in a run of each index that says so.
+  bool check_id(StreamId id) const;
 
  private:
-  Tree tree_;
+  // An attribute as the prefix of its run keys: 4 bytes of owner, or zone + 8 bytes of time.
+  struct Attr {
+    uint8_t bytes[9];
+    uint8_t len;  // 0: no run (a NACKed record's owner)
+    bool operator==(const Attr& o) const {
+      return len == o.len && std::string_view(reinterpret_cast<const char*>(bytes), len) ==
+                                 std::string_view(reinterpret_cast<const char*>(o.bytes), o.len);
+    }
+    std::string_view view() const { return {reinterpret_cast<const char*>(bytes), len}; }
+  };
+  // A record's ID neighbours (the records just before and after it in ID order).
+  struct Neighbour {
+    bool present = false;
+    StreamId id;
+    PelRecord rec{};
+  };
+  struct Neighbours {
+    Neighbour prev, next;
+  };
+
+  static Attr attr(Index ix, const PelRecord& r);
+  RadixTree<StreamId>& runs(Index ix) { return runs_[static_cast<int>(ix)]; }
+  const RadixTree<StreamId>& runs(Index ix) const { return runs_[static_cast<int>(ix)]; }
+  // A run's key, built on the stack (keys are looked up on every change).
+  struct RunKey {
+    char bytes[9 + PelKey::kMaxSize];
+    std::size_t len;
+    std::string_view view() const { return {bytes, len}; }
+  };
+  static RunKey run_key(const Attr& a, StreamId start);
+  // The end of the run of attribute `a` that holds `id` (which must be in one).
+  StreamId run_end(Index ix, const Attr& a, StreamId id) const;
+  Neighbours neighbours(StreamId id) const;
+  // Adds `id` (in the tree, attribute `a`) to index ix / removes it, as if the record had not
+  // been there: splits, extends, shrinks and merges runs so that they stay maximal.
+  void attach(Index ix, StreamId id, const Attr& a, const Neighbours& nb);
+  void detach(Index ix, StreamId id, const Attr& a, const Neighbours& nb);
+  // Inserts a new record and links it into both indexes; false if the ID is pending.
+  bool insert_record(StreamId id, PelRecord rec, uint64_t count);
+  // The release number for releasing `id` now (see release_seq_).
+  int64_t next_release(StreamId id);
+  // Changes a record's owner and time (the count is left alone), keeping both indexes.
+  void change(StreamId id, PelRecord* r, uint32_t owner, int64_t time);
+  void account(const PelRecord& r, int delta);
+  PendingEntry entry_of(StreamId id, const PelRecord& r) const;
+  uint64_t count_of(StreamId id, const PelRecord& r) const;
+  void store_count(StreamId id, PelRecord* r, uint64_t count);
+  bool check_index(Index ix, std::string* why) const;
+
+  RadixTree<PelRecord> tree_;            // PelKey(id) -> record
+  RadixTree<StreamId> runs_[2];          // attr + PelKey(first ID) -> last ID of the run
+  RadixTree<uint64_t> big_counts_;       // PelKey(id) -> count, for counts >= kBigCount
+  std::vector<const Consumer*> owners_;  // slot -> consumer (null = free)
+  std::vector<std::size_t> owner_sizes_;
+  std::vector<uint32_t> free_owners_;
+  std::size_t nacked_ = 0;
+  // Release numbers: the NACK zone's order. Releases that come in ascending ID order share one
+  // number (one run), so a batch of XNACK IDs costs one run; last_release_id_ is the greatest ID
+  // ever released under release_seq_.
+  int64_t release_seq_ = 0;
+  StreamId last_release_id_;
 };
 
 }  // namespace streamd::engine

@@ -500,6 +500,7 @@ class RadixTree<V>::IteratorT {
   IteratorT(Tree* t, Start s) {
     if (!t->root_) return;
     key_.reserve(32);
+    stack_.reserve(8);  // one allocation for the usual depths instead of growing 1, 2, 4, 8
     if (s == kFirst) {
       push(t->root_);
       first_from_top();
@@ -512,6 +513,7 @@ class RadixTree<V>::IteratorT {
   IteratorT(Tree* t, SeekOp op, std::string_view k) {
     if (!t->root_) return;
     key_.reserve(32);
+    stack_.reserve(8);  // one allocation for the usual depths instead of growing 1, 2, 4, 8
     seek_ge(t->root_, k);
     switch (op) {
       case SeekOp::kGe:

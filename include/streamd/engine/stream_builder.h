@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -29,7 +30,6 @@ namespace streamd::engine {
 
 class ConsumerGroup;
 class Consumer;
-struct PendingEntry;
 
 // One entry of a node as the snapshot holds it: a tombstone still has its fields.
 struct BuiltEntry {
@@ -86,8 +86,16 @@ class StreamBuilder {
   uint64_t length_ = 0, entries_added_ = 0;
   StreamId last_id_, max_deleted_;
   std::vector<FieldValue> scratch_;
-  // Released records in release order (group, record).
-  std::vector<std::pair<ConsumerGroup*, PendingEntry*>> released_;
+  // The PEL records as they arrive (a record gets its owner after it is added), put into the
+  // groups' Pels by finish(): owned ones in ID order, then the released ones in release order.
+  struct Staged {
+    int64_t delivery_time_ms;
+    uint64_t delivery_count;
+    Consumer* owner;
+    bool released;
+  };
+  std::map<ConsumerGroup*, std::map<StreamId, Staged>> staged_;
+  std::vector<std::pair<ConsumerGroup*, StreamId>> released_;  // in release order
 };
 
 }  // namespace streamd::engine

@@ -42,15 +42,16 @@ std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle,
   std::vector<engine::FieldValue> fields;
   auto int_size = [](long long v) { return std::to_string(v).size() + 3; };  // ":<v>\r\n"
   std::size_t n = 0;
-  for (const engine::PendingEntry* e = g.time_index().head(); e; e = e->time_next) {
+  for (auto it = g.pel().by_time(); it.valid(); ++it) {
     if (count != 0 && n == count) break;
-    const bool nacked = e->owner == nullptr;
-    if (!nacked && now_ms - e->delivery_time_ms < min_idle) break;
-    if (g.dead_letter_due(*e)) continue;
-    if (!s.lookup(e->id, fields)) continue;
-    std::size_t bytes = entry_reply_size(e->id, fields) +
-                        int_size(nacked ? -1 : now_ms - e->delivery_time_ms) +
-                        int_size(static_cast<long long>(e->delivery_count));
+    const engine::PendingEntry e = it.entry();
+    const bool nacked = e.owner == nullptr;
+    if (!nacked && now_ms - e.delivery_time_ms < min_idle) break;
+    if (g.dead_letter_due(e)) continue;
+    if (!s.lookup(e.id, fields)) continue;
+    std::size_t bytes = entry_reply_size(e.id, fields) +
+                        int_size(nacked ? -1 : now_ms - e.delivery_time_ms) +
+                        int_size(static_cast<long long>(e.delivery_count));
     if (!budget.admits(bytes)) {
       budget.stop();
       break;

@@ -94,11 +94,11 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
     // in the extension blob only.
     w.len(g.pending_count() - g.nacked_count());
     for (auto it = g.pel().begin(); it.valid(); ++it) {
-      const engine::PendingEntry* p = it.entry();
-      if (!p->owner) continue;
-      raw_id(w, it.id());
-      w.ms_time(p->delivery_time_ms);
-      w.len(p->delivery_count);
+      const engine::PendingEntry p = it.entry();
+      if (!p.owner) continue;
+      raw_id(w, p.id);
+      w.ms_time(p.delivery_time_ms);
+      w.len(p.delivery_count);
     }
     w.len(g.consumer_count());
     g.for_each_consumer([&](const engine::Consumer& c) {
@@ -130,9 +130,9 @@ std::string stream_ext(const engine::Stream& s) {
     if (g.nacked_count() == 0) return;
     w.string(g.name());
     w.len(g.nacked_count());
-    for (const engine::PendingEntry* p = g.time_index().head(); p && !p->owner; p = p->time_next) {
-      raw_id(w, p->id);
-      w.len(p->delivery_count);
+    for (auto it = g.pel().by_time(); it.valid() && !it.entry().owner; ++it) {
+      raw_id(w, it.id());
+      w.len(it.entry().delivery_count);
     }
   });
   w.len(t ? 1 : 0);

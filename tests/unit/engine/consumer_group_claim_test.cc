@@ -38,11 +38,10 @@ struct ConsumerGroupClaim : ::testing::Test {
     EXPECT_TRUE(g->check_invariants());
     return r;
   }
-  const PendingEntry& rec(StreamId id) {
-    const PendingEntry* e = g->pel().find(id);
-    EXPECT_NE(e, nullptr) << id.to_string();
-    static const PendingEntry none{};
-    return e ? *e : none;
+  PendingEntry rec(StreamId id) {
+    std::optional<PendingEntry> e = g->pel().find(id);
+    EXPECT_TRUE(e.has_value()) << id.to_string();
+    return e.value_or(PendingEntry{});
   }
 };
 
@@ -182,7 +181,7 @@ TEST_F(ConsumerGroupClaim, DropsDeletedEntries) {
   EXPECT_TRUE(r.claimed.empty());
   EXPECT_EQ(r.deleted, (std::vector<StreamId>{{2, 1}}));
   EXPECT_TRUE(r.consumer_created) << "nothing claimed, b created all the same (7.2+)";
-  EXPECT_EQ(g->pel().find({2, 1}), nullptr);
+  EXPECT_FALSE(g->pel().find({2, 1}).has_value());
   ClaimOptions justid;
   justid.justid = true;
   r = claim("d", {{1, 1}, {3, 1}}, justid);

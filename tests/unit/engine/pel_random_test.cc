@@ -174,8 +174,8 @@ void expect_same(const ConsumerGroup& g, const Model& m, int step) {
   auto mit = m.pel.begin();
   for (Pel::Iterator it = g.pel().begin(); it.valid(); ++it, ++mit) {
     ASSERT_EQ(it.id(), mit->first) << "step " << step;
-    const PendingEntry* e = it.entry();
-    ModelRecord got{e->owner->name(), e->delivery_time_ms, e->delivery_count};
+    PendingEntry e = it.entry();
+    ModelRecord got{e.owner->name(), e.delivery_time_ms, e.delivery_count};
     ASSERT_EQ(got, mit->second) << "step " << step << " id " << it.id().to_string() << " owner "
                                 << got.owner << "/" << mit->second.owner;
   }

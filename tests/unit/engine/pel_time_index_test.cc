@@ -27,7 +27,7 @@ using testing::kT0;
 
 std::vector<StreamId> time_order(const ConsumerGroup& g) {
   std::vector<StreamId> out;
-  for (const PendingEntry* e = g.time_index().head(); e; e = e->time_next) out.push_back(e->id);
+  for (Pel::Iterator it = g.pel().by_time(); it.valid(); ++it) out.push_back(it.id());
   return out;
 }
 
@@ -428,11 +428,12 @@ void run(uint32_t seed, int steps) {
     ASSERT_EQ(time_order(*g), m.order()) << "step " << step;
     ASSERT_EQ(g->pending_count(), m.pel.size());
     ASSERT_EQ(g->consumer_count(), m.consumers.size()) << "step " << step;
-    for (const PendingEntry* e = g->time_index().head(); e; e = e->time_next) {
-      const Rec& r = m.pel.at(e->id);
-      ASSERT_EQ(e->owner ? e->owner->name() : std::string(), r.owner) << "step " << step;
-      ASSERT_EQ(e->delivery_time_ms, r.time) << "step " << step << " " << e->id.to_string();
-      ASSERT_EQ(e->delivery_count, r.count) << "step " << step << " " << e->id.to_string();
+    for (Pel::Iterator it = g->pel().by_time(); it.valid(); ++it) {
+      const PendingEntry e = it.entry();
+      const Rec& r = m.pel.at(e.id);
+      ASSERT_EQ(e.owner ? e.owner->name() : std::string(), r.owner) << "step " << step;
+      ASSERT_EQ(e.delivery_time_ms, r.time) << "step " << step << " " << e.id.to_string();
+      ASSERT_EQ(e.delivery_count, r.count) << "step " << step << " " << e.id.to_string();
     }
     cov.max_zone = std::max(cov.max_zone, g->nacked_count());
   }
