@@ -26,6 +26,7 @@
 #include "streamd/net/settings.h"
 #include "streamd/persist/aof_service.h"
 #include "streamd/persist/check_aof.h"
+#include "streamd/repl/master.h"
 #include "streamd/rest/rest_server.h"
 
 namespace {
@@ -185,6 +186,9 @@ int main(int argc, char** argv) {
   persist::AofService aof(server, dispatcher, persist::AofService::options_from(cfg));
   if (!aof.start()) return 1;
   server.reset_dirty();  // what the AOF loaded is saved, not a change since the last save
+  // Replication (repl/master.h): attached after loading, so the loaded data is not streamed.
+  repl::ReplicationMaster replication(server);
+  replication.start();
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
   front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
   front_end.add_shutdown_hook([&metrics_server] { metrics_server.shutdown(); });

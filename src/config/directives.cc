@@ -76,6 +76,11 @@ std::optional<std::string> check_append_dirname(Value& v) {
 
 constexpr std::uint64_t kMb = 1024 * 1024;
 
+// Redis 5's replica names stay accepted as aliases (CONFIG GET answers under the name asked).
+constexpr std::string_view kPingReplicaAliases[] = {"repl-ping-slave-period"};
+constexpr std::string_view kMinReplicasAliases[] = {"min-slaves-to-write"};
+constexpr std::string_view kMinReplicasLagAliases[] = {"min-slaves-max-lag"};
+
 const Directive kDirectives[] = {
     // ---- network ----
     int_row("port", "6379", 0, 65535),
@@ -158,6 +163,17 @@ const Directive kDirectives[] = {
     int_row("auto-aof-rewrite-percentage", "100", 0, kIntMax),
     memory_row("auto-aof-rewrite-min-size", "64mb", 0, kLongMax),
     bool_row("aof-use-rdb-preamble", "no"),
+
+    // ---- replication, master side (see repl/master.h) ----
+    memory_row("repl-backlog-size", "1mb", 1, kLongMax),
+    int_row("repl-backlog-ttl", "3600", 0, kIntMax),
+    bool_row("repl-diskless-sync", "yes"),
+    int_row("repl-diskless-sync-delay", "5", 0, kIntMax),
+    int_row("repl-diskless-sync-max-replicas", "0", 0, kIntMax),
+    int_row("repl-ping-replica-period", "10", 1, kIntMax).with_aliases(kPingReplicaAliases),
+    int_row("repl-timeout", "60", 1, kIntMax),
+    int_row("min-replicas-to-write", "0", 0, kIntMax).with_aliases(kMinReplicasAliases),
+    int_row("min-replicas-max-lag", "10", 0, kIntMax).with_aliases(kMinReplicasLagAliases),
 
     // ---- diagnostics ----
     int_row("slowlog-log-slower-than", "10000", -1, kLongMax),

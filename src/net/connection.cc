@@ -444,8 +444,10 @@ void Connection::update_session_counters() {
 
 bool Connection::check_output_limits(int64_t now_ms) {
   // A subscriber is held to the pubsub class (Redis's client types): one that stops reading is
-  // closed at its limit while the publishers, normal clients, go on.
-  const OutputLimit& lim = session_ && cmd::subscribed(*session_)
+  // closed at its limit while the publishers, normal clients, go on. A replica link (its output
+  // is the command stream) has the replica class.
+  const OutputLimit& lim = session_ && session_->replica ? fe_.settings().replica_output_limit
+                           : session_ && cmd::subscribed(*session_)
                                ? fe_.settings().pubsub_output_limit
                                : fe_.settings().normal_output_limit;
   std::size_t used = pending_output();
@@ -472,8 +474,9 @@ void Connection::cron(int64_t now_ms) {
   const cmd::Session& s = *session_;
   const Settings& st = fe_.settings();
   // Blocked clients wait for as long as their command says; MONITOR clients and subscribers
-  // only receive (Redis exempts pub/sub clients from `timeout` too).
-  if (st.timeout_s > 0 && !s.blocked && !s.monitor && !cmd::subscribed(s) &&
+  // only receive (Redis exempts pub/sub clients from `timeout` too); replica links have
+  // repl-timeout instead (repl/master.cc).
+  if (st.timeout_s > 0 && !s.blocked && !s.monitor && !s.replica && !cmd::subscribed(s) &&
       now_ms - s.last_interaction_ms > st.timeout_s * 1000) {
     spdlog::debug("Closing idle client {}", describe());
     close();

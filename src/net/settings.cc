@@ -25,6 +25,9 @@ Settings settings_from(const config::Config& cfg) {
   const config::OutputBufferLimit& pubsub =
       cfg.client_output_buffer_limit()[config::ClientClass::kPubSub];
   s.pubsub_output_limit = {pubsub.hard_bytes, pubsub.soft_bytes, pubsub.soft_seconds};
+  const config::OutputBufferLimit& replica =
+      cfg.client_output_buffer_limit()[config::ClientClass::kReplica];
+  s.replica_output_limit = {replica.hard_bytes, replica.soft_bytes, replica.soft_seconds};
   s.hz = static_cast<int>(cfg.hz());
   s.loglevel = std::string(config::to_string(cfg.loglevel()));
   return s;

@@ -3,8 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "streamd/persist/dataset_writer.h"
 #include "streamd/persist/file_util.h"
 #include "streamd/persist/loading_runner.h"
+#include "streamd/persist/snapshot_child.h"
 
 namespace streamd::persist {
 
@@ -32,37 +31,6 @@ namespace {
 constexpr std::string_view kTempRewritePrefix = "temp-rewriteaof-bg-";
 // After a failed automatic rewrite, wait this long before trying again.
 constexpr int64_t kAutoRewriteRetryMs = 10000;
-
-int64_t mono_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-// Closes every descriptor from `first` on (the rewrite child must not hold the parent's
-// listening sockets or files open: a restarted server could not bind its port).
-void close_from(int first) {
-#ifdef SYS_close_range
-  if (::syscall(SYS_close_range, static_cast<unsigned>(first), ~0u, 0u) == 0) return;
-#endif
-  long max = ::sysconf(_SC_OPEN_MAX);
-  if (max < 0 || max > 1 << 20) max = 1 << 20;
-  for (long fd = first; fd < max; ++fd) ::close(static_cast<int>(fd));
-}
-
-// The child's private dirty memory, from /proc/self/smaps_rollup: the pages copy-on-write has
-// separated from the parent's (what the rewrite cost in memory). 0 if unknown.
-uint64_t private_dirty_bytes() {
-  int err = 0;
-  auto text = read_file("/proc/self/smaps_rollup", &err);
-  if (!text) return 0;
-  uint64_t total = 0;
-  std::string_view t = *text;
-  constexpr std::string_view kKey = "Private_Dirty:";
-  for (std::size_t pos = t.find(kKey); pos != std::string_view::npos; pos = t.find(kKey, pos + 1)) {
-    total += std::strtoull(t.data() + pos + kKey.size(), nullptr, 10) * 1024;
-  }
-  return total;
-}
 
 }  // namespace
 
@@ -470,34 +438,18 @@ bool AofService::fork_rewrite() {
     return false;
   }
   rewrite_scheduled_ = false;
-  int64_t t0 = mono_us();
   int64_t now_ms = server_.clock().now_ms();
-  pid_t parent = ::getpid();
   if (cow_pipe_ >= 0) {
     ::close(cow_pipe_);  // left by a child that was killed
     cow_pipe_ = -1;
   }
-  int pfd[2] = {-1, -1};
-  bool have_pipe = ::pipe2(pfd, O_CLOEXEC | O_NONBLOCK) == 0;
-  pid_t pid = ::fork();
+  ForkedChild child = fork_snapshot_child({});
+  pid_t pid = child.pid;
   if (pid < 0) {
     spdlog::warn("Can't rewrite append only file in background: fork: {}", std::strerror(errno));
-    if (have_pipe) {
-      ::close(pfd[0]);
-      ::close(pfd[1]);
-    }
     return false;
   }
   if (pid == 0) {
-    // The child: write the snapshot and leave without running any destructor of the parent's
-    // world (sockets, the writer's thread, which does not exist here).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGINT, SIG_DFL);
-    // Keep only the report pipe, as descriptor 3.
-    if (have_pipe && pfd[1] != 3) ::dup2(pfd[1], 3);
-    close_from(have_pipe ? 4 : 3);
     std::string path = join_path(
         opts_.dirname, std::string(kTempRewritePrefix) + std::to_string(::getpid()) + ".aof");
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -508,17 +460,11 @@ bool AofService::fork_rewrite() {
     });
     ok = ok && sync_file(fd) == 0;
     ::close(fd);
-    if (have_pipe) {
-      uint64_t cow = private_dirty_bytes();
-      [[maybe_unused]] ssize_t n = ::write(3, &cow, sizeof cow);
-    }
+    report_cow();
     ::_exit(ok ? 0 : 3);
   }
-  if (have_pipe) {
-    ::close(pfd[1]);
-    cow_pipe_ = pfd[0];
-  }
-  last_fork_us_ = mono_us() - t0;
+  cow_pipe_ = child.report_fd;
+  last_fork_us_ = child.fork_us;
   ++total_forks_;
   server_.stats().latency.add_if_needed("fork", last_fork_us_ / 1000, now_ms / 1000,
                                         server_.config().latency_monitor_threshold());
@@ -536,13 +482,9 @@ void AofService::rewrite_done(int status) {
   child_pid_ = 0;
   last_rewrite_time_sec_ = (now - rewrite_start_ms_) / 1000;
   if (cow_pipe_ >= 0) {
-    uint64_t cow = 0;
-    if (::read(cow_pipe_, &cow, sizeof cow) == static_cast<ssize_t>(sizeof cow)) {
-      last_cow_bytes_ = cow;
-      spdlog::info("Fork CoW for AOF rewrite: {} MB", cow >> 20);
-    }
-    ::close(cow_pipe_);
+    last_cow_bytes_ = read_cow_report(cow_pipe_);
     cow_pipe_ = -1;
+    spdlog::info("Fork CoW for AOF rewrite: {} MB", last_cow_bytes_ >> 20);
   }
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   auto fail = [&] {

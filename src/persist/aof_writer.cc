@@ -15,8 +15,6 @@ namespace streamd::persist {
 
 namespace {
 
-constexpr std::string_view kMulti = "*1\r\n$5\r\nMULTI\r\n";
-constexpr std::string_view kExec = "*1\r\n$4\r\nEXEC\r\n";
 // Like Redis, repeated write errors are logged at most this often.
 constexpr int64_t kErrorLogPeriodMs = 30000;
 
@@ -78,24 +76,7 @@ int AofWriter::close_file() {
 }
 
 uint64_t AofWriter::append(const cmd::PropagationBatch& unit) {
-  auto select = [&](int db) {
-    if (db == selected_db_ || db < 0) return;
-    std::string n = std::to_string(db);
-    resp::append_command(buf_, {"SELECT", n});
-    selected_db_ = db;
-  };
-  if (unit.size() == 1) {
-    select(unit.db(0));
-    buf_.append(unit.record(0));
-  } else {
-    select(unit.db(0));
-    buf_.append(kMulti);
-    for (std::size_t i = 0; i < unit.size(); ++i) {
-      select(unit.db(i));
-      buf_.append(unit.record(i));
-    }
-    buf_.append(kExec);
-  }
+  cmd::encode_unit(unit, &selected_db_, buf_);
   return ++appended_seq_;
 }
 

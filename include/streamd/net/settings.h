@@ -42,6 +42,8 @@ struct Settings {
   OutputLimit normal_output_limit = {256ull * 1024 * 1024, 0, 0};
   // Clients subscribed to a channel, pattern or shard channel (Redis's default 32mb 8mb 60).
   OutputLimit pubsub_output_limit = {32ull * 1024 * 1024, 8ull * 1024 * 1024, 60};
+  // Replica links (Redis's default 256mb 64mb 60).
+  OutputLimit replica_output_limit = {256ull * 1024 * 1024, 64ull * 1024 * 1024, 60};
   int hz = 10;
   std::string loglevel = "notice";  // debug, verbose, notice, warning, nothing
 };

@@ -126,6 +126,7 @@ void register_all_commands(CommandTable& t) {
   register_latency_commands(t);
   register_stream_commands(t);
   register_pubsub_commands(t);
+  register_replication_commands(t);
 }
 
 }  // namespace streamd::cmd

@@ -111,6 +111,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
 
   // CLIENT REPLY OFF|SKIP: the reply is produced as usual, then cut off the buffer.
   ReplyMode mode_before = s.reply_mode;
+  bool replica_before = s.replica;  // PSYNC's own reply (+CONTINUE) is sent
   std::size_t reply_start = out.size();
   resp::ReplyWriter w(out, s.proto);
   Stats& st = server_.stats();
@@ -151,6 +152,9 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(spec, errors::kNoAuth);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
       reject(spec, e);
+    } else if ((spec->flags & kWrite) && server_.replication() &&
+               !server_.replication()->enough_good_replicas()) {
+      reject(spec, errors::kNoReplicas);
     } else if (resp2_subscribed(s) && !allowed_while_subscribed(*top)) {
       reject(spec, errors::pubsub_context(spec->full_name));
     } else if (s.in_multi && !runs_inside_multi(*top)) {
@@ -164,9 +168,11 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
   }
 
   if (result == DispatchResult::kDone) {
-    bool discard =
-        !pushes_only && (mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
-                         s.reply_mode == ReplyMode::kOff);
+    // A replica link's output is the command stream: its own commands (REPLCONF ACK, a PING)
+    // are never answered, as Redis answers no replica once it is attached.
+    bool discard = replica_before || (!pushes_only && (mode_before == ReplyMode::kSkipNext ||
+                                                       s.reply_mode == ReplyMode::kSkip ||
+                                                       s.reply_mode == ReplyMode::kOff));
     if (discard) out.resize(reply_start);
     if (s.reply_mode == ReplyMode::kSkip) {
       s.reply_mode = ReplyMode::kSkipNext;

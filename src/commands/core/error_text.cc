@@ -173,4 +173,13 @@ std::string aof_write_error(std::string_view reason) {
   return fmt::format("MISCONF Errors writing to the AOF file: {}", reason);
 }
 
+std::string replconf_unknown_option(std::string_view option) {
+  return fmt::format("ERR Unrecognized REPLCONF option: {}", option);
+}
+
+std::string replconf_ip_too_long(std::size_t bytes) {
+  return fmt::format("ERR REPLCONF ip-address provided by replica instance is too long: {} bytes",
+                     bytes);
+}
+
 }  // namespace streamd::cmd::errors

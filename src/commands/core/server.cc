@@ -45,6 +45,7 @@ void Server::remove_session(uint64_t id) {
   Session& s = *it->second;
   blocking_.forget(s);
   unwatch_all(s);
+  if (replication_) replication_->session_closed(s);
   pubsub_.unsubscribe_all(s);
   sessions_.erase(it);
 }
@@ -85,8 +86,13 @@ void Server::unwatch_all(Session& s) {
 void Server::end_unit(Session* s) {
   if (--unit_depth_ > 0 || propagation_.empty()) return;
   if (persistence_) {
+    // (Returns 0 with appendonly off, as before replication existed.)
     uint64_t ticket = persistence_->append(propagation_);
     if (s) s->propagation_ticket = ticket;
+  }
+  if (replication_ && replication_->feeding()) {
+    replication_->feed(propagation_);
+    if (s) s->repl_offset = replication_->offset();
   }
   propagation_.clear();
 }
@@ -145,6 +151,7 @@ void Server::cron() {
   int64_t now = clock_.now_ms();
   stats_.sample_ops(now);
   if (persistence_) persistence_->cron(now);
+  if (replication_) replication_->cron(now);
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < keyspace_.databases(); ++i) {
     auto& db = keyspace_.db(i);

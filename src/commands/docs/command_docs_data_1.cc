@@ -645,6 +645,17 @@ const RawDoc kPart[] = {
     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n"
     "$4\r\ntype\r\n$6\r\ndouble\r\n"sv},
+  {"info"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$47\r\nGet information and statistics about the server\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n"
+    "$5\r\n7.0.0\r\n$52\r\nAdded support for taking multiple section arguments.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
 };
 
 }  // namespace

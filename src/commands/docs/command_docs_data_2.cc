@@ -13,17 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"info"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    6,
-    "$7\r\nsummary\r\n$47\r\nGet information and statistics about the server\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n"
-    "$5\r\n7.0.0\r\n$52\r\nAdded support for taking multiple section arguments.\r\n"
-    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n"
-    "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
-    "+multiple\r\n"sv},
   {"keys"sv,
     "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nnondeterministic_output_order\r\n"
     "~0\r\n"sv,
@@ -380,6 +369,14 @@ const RawDoc kPart[] = {
     "$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n"
     "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
     "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
+  {"psync"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n"
+    "$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$13\r\nreplicationid\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n"sv},
   {"pttl"sv,
     "~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n"
     "~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n"
@@ -515,12 +512,24 @@ const RawDoc kPart[] = {
     "type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\n"
     "name\r\n$6\r\nnewkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n"
     ":1\r\n"sv},
+  {"replconf"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$58\r\nAn internal command for configuring the replication stream\r\n"
+    "$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n"sv},
   {"reset"sv,
     "~0\r\n~0\r\n"sv,
     4,
     "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n"
     "$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n"
     "$4\r\nO(1)\r\n"sv},
+  {"role"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$61\r\nReturn the role of the instance in the context of replication\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
   {"scan"sv,
     "~2\r\n$23\r\nnondeterministic_output\r\n$22\r\nrequest_policy:special\r\n"
     "~0\r\n"sv,

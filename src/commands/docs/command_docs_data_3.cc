@@ -100,6 +100,11 @@ const RawDoc kPart[] = {
     "$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\nindex1\r\n"
     "$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$6\r\nindex2\r\n"
     "$4\r\ntype\r\n$7\r\ninteger\r\n"sv},
+  {"sync"sv,
+    "~0\r\n~0\r\n"sv,
+    3,
+    "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"sv},
   {"time"sv,
     "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
     4,

@@ -9,12 +9,14 @@ namespace streamd::cmd {
 
 ClientType client_type(const Session& s) {
   // MONITOR clients count as normal (as in Redis); a subscribed client is pubsub in either
-  // protocol.
+  // protocol; a replica link (after SYNC/PSYNC) is replica.
+  if (s.replica) return ClientType::kReplica;
   return subscribed(s) ? ClientType::kPubsub : ClientType::kNormal;
 }
 
 std::string client_flags(const Session& s) {
   std::string f;
+  if (s.replica) f += 'S';  // a replica link (after SYNC/PSYNC), first as in Redis
   if (s.monitor) f += 'O';
   if (subscribed(s)) f += 'P';
   if (s.in_multi) f += 'x';

@@ -12,16 +12,17 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/redis_version.h"
+#include "streamd/commands/repl/commands.h"
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/persistence_commands.h"
 #include "streamd/config/config.h"
+#include "streamd/text/random_hex.h"
 
 #ifndef STREAMD_VERSION
 #define STREAMD_VERSION "unknown"
@@ -33,21 +34,9 @@ namespace {
 
 // ---- process facts ----------------------------------------------------------------------------
 
-std::string random_hex40() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  std::string out;
-  for (int i = 0; i < 40; ++i) out += "0123456789abcdef"[gen() & 15];
-  return out;
-}
-
-// Redis's run_id and replication id: random per process.
+// Redis's run_id: random per process.
 const std::string& run_id() {
-  static const std::string id = random_hex40();
-  return id;
-}
-const std::string& master_replid() {
-  static const std::string id = random_hex40();
+  static const std::string id = text::random_hex(40);
   return id;
 }
 
@@ -373,18 +362,28 @@ void stats_section(Context& ctx, Section& s) {
   s.add("streamd_dead_lettered_entries", st.dead_lettered);
 }
 
-void replication_section(Context&, Section& s) {
-  s.add("role", "master");
-  s.add("connected_slaves", 0);
-  s.add("master_failover_state", "no-failover");
-  s.add("master_replid", master_replid());
-  s.add("master_replid2", std::string(40, '0'));
-  s.add("master_repl_offset", 0);
-  s.add("second_repl_offset", -1);
-  s.add("repl_backlog_active", 0);
-  s.add("repl_backlog_size", 1048576);
-  s.add("repl_backlog_first_byte_offset", 0);
-  s.add("repl_backlog_histlen", 0);
+// Redis 7.0's order; the replica side's fields (master_host ... replica_announced) come right
+// after role, min_slaves_good_slaves only when min-replicas-to-write and -max-lag are both set.
+void replication_section(Context& ctx, Section& s) {
+  ReplicationInfo r = replication_info(ctx.server);
+  s.add("role", r.role);
+  for (const auto& [name, value] : r.replica_fields) s.add(name, value);
+  s.add("connected_slaves", r.replicas.size());
+  if (r.good_replicas >= 0) s.add("min_slaves_good_slaves", r.good_replicas);
+  for (std::size_t i = 0; i < r.replicas.size(); ++i) {
+    const ReplicaLinkInfo& l = r.replicas[i];
+    s.add(fmt::format("slave{}", i), fmt::format("ip={},port={},state={},offset={},lag={}", l.ip,
+                                                 l.port, l.state, l.ack_offset, l.lag_s));
+  }
+  s.add("master_failover_state", r.failover_state);
+  s.add("master_replid", r.replid);
+  s.add("master_replid2", r.replid2);
+  s.add("master_repl_offset", r.offset);
+  s.add("second_repl_offset", r.second_offset);
+  s.add("repl_backlog_active", r.backlog_active ? 1 : 0);
+  s.add("repl_backlog_size", r.backlog_size);
+  s.add("repl_backlog_first_byte_offset", r.backlog_first_byte_offset);
+  s.add("repl_backlog_histlen", r.backlog_histlen);
 }
 
 void cpu_section(Context&, Section& s) {

@@ -1,5 +1,6 @@
 // Server commands: INFO (info_command.cc), CONFIG (config_command.cc), TIME, DEBUG, FUNCTION
-// FLUSH, SLOWLOG, MONITOR, SHUTDOWN and WAIT, with redis-server 7.0.15's replies.
+// FLUSH, SLOWLOG, MONITOR and SHUTDOWN (WAIT is in commands/repl/), with redis-server 7.0.15's
+// replies.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -164,7 +165,7 @@ void slowlog_help(Context& ctx) {
              });
 }
 
-// ---- MONITOR, SHUTDOWN, WAIT
+// ---- MONITOR, SHUTDOWN
 // ---------------------------------------------------------------------
 
 void monitor(Context& ctx) {
@@ -207,17 +208,6 @@ void shutdown(Context& ctx) {
   ctx.server.request_shutdown();
 }
 
-// WAIT numreplicas timeout: streamd has no replicas, so no write is ever acknowledged by one.
-// Redis would block until the timeout when numreplicas > 0; streamd answers 0 at once.
-void wait_cmd(Context& ctx) {
-  auto replicas = parse_int(ctx.arg(1));
-  if (!replicas) return ctx.reply.error(errors::kNotInteger);
-  auto timeout = parse_int(ctx.arg(2));
-  if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
-  if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
-  ctx.reply.integer(0);
-}
-
 constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
 constexpr std::string_view kAdminAcl = "admin slow dangerous";
 
@@ -240,7 +230,6 @@ void register_server_commands(CommandTable& t) {
          {},
          nullptr,
          "server"});
-  t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
   t.add({.name = "function",
          .arity = -2,
          .flags = 0,

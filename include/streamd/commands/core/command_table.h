@@ -113,6 +113,7 @@ void register_introspection_commands(CommandTable& t);  // COMMAND
 void register_latency_commands(CommandTable& t);        // LATENCY
 void register_stream_commands(CommandTable& t);
 void register_pubsub_commands(CommandTable& t);
+void register_replication_commands(CommandTable& t);  // commands/repl/
 void register_all_commands(CommandTable& t);
 
 }  // namespace streamd::cmd

@@ -2,6 +2,7 @@
 // Engine code returns engine::Err; handlers turn it into text with error_text(err).
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
@@ -259,5 +260,12 @@ inline constexpr std::string_view kWaitaofAppendonlyOff =
     "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
 // "MISCONF Errors writing to the AOF file: No space left on device" (writes refused)
 std::string aof_write_error(std::string_view reason);
+
+// ---- replication (master side; commands/repl/) ----
+inline constexpr std::string_view kSyncPendingOutput =
+    "ERR SYNC and PSYNC are invalid with pending output";
+inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+std::string replconf_unknown_option(std::string_view option);
+std::string replconf_ip_too_long(std::size_t bytes);
 
 }  // namespace streamd::cmd::errors

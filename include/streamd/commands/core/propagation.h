@@ -1,7 +1,9 @@
 // Propagation: how state changes leave the command layer, in a deterministic form, for the
-// append-only file (and, one day, replicas). Commands never know about files: they produce
-// records, dispatch groups them into units and hands each unit to a PropagationSink (the AOF in
-// persist/ implements it).
+// append-only file and the replication stream. Commands never know about files or replicas: they
+// produce records, dispatch groups them into units and hands each unit to the PropagationSink
+// (the AOF in persist/ implements it) and to the Replication (repl/, replication.h). Both encode
+// a unit with encode_unit(), each with its own SELECT state, so a replica receives exactly the
+// bytes an AOF opened at the same moment would hold.
 //
 // What a command propagates (see Context):
 // - by default, a write command (kWrite) that changed something (Context::modified() or
@@ -69,6 +71,30 @@ class PropagationBatch {
   std::string bytes_;
   std::vector<std::pair<int, std::size_t>> marks_;  // (db, end offset in bytes_)
 };
+
+// Appends `unit` in its wire form to `out`: SELECT n before a record whose database differs from
+// `*selected_db` (updated; -1 means none selected yet, so the first record always selects), and
+// for a unit of more than one record MULTI ... EXEC around it, the first SELECT before MULTI, as
+// Redis writes its AOF and its replication stream.
+inline void encode_unit(const PropagationBatch& unit, int* selected_db, std::string& out) {
+  auto select = [&](int db) {
+    if (db == *selected_db || db < 0) return;
+    std::string n = std::to_string(db);
+    resp::append_command(out, {"SELECT", n});
+    *selected_db = db;
+  };
+  select(unit.db(0));
+  if (unit.size() == 1) {
+    out.append(unit.record(0));
+    return;
+  }
+  out.append("*1\r\n$5\r\nMULTI\r\n");
+  for (std::size_t i = 0; i < unit.size(); ++i) {
+    select(unit.db(i));
+    out.append(unit.record(i));
+  }
+  out.append("*1\r\n$4\r\nEXEC\r\n");
+}
 
 class PropagationSink {
  public:

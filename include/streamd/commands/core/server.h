@@ -16,6 +16,7 @@
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
 #include "streamd/commands/core/propagation.h"
+#include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/commands/core/stats.h"
 #include "streamd/commands/pubsub/pubsub.h"
@@ -68,14 +69,22 @@ class Server final : public engine::KeyObserver {
   // The AOF, once startup has loaded it; null while loading and when persistence is off.
   void set_persistence(Persistence* p) { persistence_ = p; }
   Persistence* persistence() const { return persistence_; }
-  // Whether records are wanted at all (an AOF is attached and appendonly is on).
-  bool propagating() const { return persistence_ && persistence_->aof_enabled(); }
+  // Replication (repl/), attached by startup; null in tests that run without it.
+  void set_replication(Replication* r) { replication_ = r; }
+  Replication* replication() const { return replication_; }
+  // Whether records are wanted at all: an AOF is attached and appendonly is on, or the
+  // replication stream is fed (a backlog exists).
+  bool propagating() const {
+    return (persistence_ && persistence_->aof_enabled()) ||
+           (replication_ && replication_->feeding());
+  }
   template <class Str>
   void propagate(int db, std::span<const Str> argv) {
     if (propagating()) propagation_.add(db, argv);
   }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
-  // gathered form one unit for the sink and `s` (if any) gets the ticket.
+  // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
+  // AOF's ticket and the replication offset after its unit (what WAIT waits for).
   void begin_unit() { ++unit_depth_; }
   void end_unit(Session* s);
   // Counts key changes and flushes (for dispatch: did a write command change anything?).
@@ -115,6 +124,7 @@ class Server final : public engine::KeyObserver {
   std::unordered_map<std::string, std::vector<Session*>> watchers_;
   int64_t start_ms_;
   Persistence* persistence_ = nullptr;
+  Replication* replication_ = nullptr;
   PropagationBatch propagation_;
   int unit_depth_ = 0;
   uint64_t changes_ = 0;

@@ -53,6 +53,12 @@ struct Session {
   // Propagation: the sink's sequence number after this client's last propagated unit; its
   // replies wait until that is durable when the fsync policy asks (see propagation.h).
   uint64_t propagation_ticket = 0;
+  // The replication offset right after this client's last propagated unit (WAIT's target).
+  int64_t repl_offset = 0;
+  // A replica link (after SYNC/PSYNC): CLIENT LIST flag S, never idle-timed out, not a "normal"
+  // client; dispatch drops every reply it would get (its acks are never answered), and its
+  // output is the command stream the master sends.
+  bool replica = false;
 
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;

@@ -13,7 +13,7 @@ class Context;
 
 enum class ClientType { kNormal, kReplica, kPubsub, kMaster };
 
-// streamd has no replication: a client is "pubsub" while subscribed to anything, else (monitors
+// A replica link is "replica"; a client is "pubsub" while subscribed to anything, else (monitors
 // too, as in Redis) "normal".
 ClientType client_type(const Session& s);
 

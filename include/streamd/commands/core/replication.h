@@ -1,0 +1,111 @@
+// What the command layer sees of replication (implemented in repl/, which uses commands/, never
+// the reverse; like Persistence in persistence.h). Commands hand it the propagated units (Server
+// does, in end_unit), ask it for ROLE and INFO replication, and forward the replication protocol
+// (REPLCONF, PSYNC, SYNC, WAIT) to it. When no Replication is attached (unit tests) the server
+// answers as a master that never had a replica.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "streamd/commands/core/propagation.h"
+
+namespace streamd::cmd {
+
+struct Session;
+
+// Clients blocked in WAIT wait on this (db, key), which no real key can be (databases are
+// >= 0); REPLCONF ACK signals it, so the blocking registry re-runs their WAIT.
+constexpr int kWaitAckDb = -1;
+constexpr std::string_view kWaitAckKey = "replconf-ack";
+
+// One attached replica as INFO (slaveN:) and ROLE show it.
+struct ReplicaLinkInfo {
+  std::string ip;
+  int port = 0;            // its REPLCONF listening-port (0 until it says)
+  std::string state;       // wait_bgsave, send_bulk, online
+  bool online = false;     // ROLE lists only these
+  int64_t ack_offset = 0;  // the offset it last acknowledged (REPLCONF ACK)
+  int64_t lag_s = 0;       // seconds since its last ACK
+};
+
+// INFO replication, in Redis 7.0's field order (see info_command.cc).
+struct ReplicationInfo {
+  // "master" or "slave".
+  std::string role = "master";
+  // The replica side's fields, rendered right after role in this order (master_host, ...,
+  // replica_announced): the replica side fills them; empty on a master.
+  std::vector<std::pair<std::string, std::string>> replica_fields;
+  std::vector<ReplicaLinkInfo> replicas;
+  // min_slaves_good_slaves, shown when min-replicas-to-write and min-replicas-max-lag are set.
+  int64_t good_replicas = -1;
+  std::string failover_state = "no-failover";
+  std::string replid;
+  std::string replid2 = std::string(40, '0');
+  int64_t offset = 0;
+  int64_t second_offset = -1;
+  bool backlog_active = false;
+  int64_t backlog_size = 1048576;
+  int64_t backlog_first_byte_offset = 0;
+  int64_t backlog_histlen = 0;
+};
+
+// What SYNC / PSYNC start (commands/repl/ renders it).
+struct SyncStart {
+  enum class Kind {
+    kFull,      // no reply now: "+FULLRESYNC <replid> <offset>" (PSYNC) and the snapshot follow
+                // when the snapshot starts, as Redis sends them
+    kContinue,  // reply "+CONTINUE <replid>" ("+CONTINUE" to a replica without capa psync2),
+                // then call sync_replied(): the backlog from the replica's offset follows
+    kRefused,   // reply `error`
+  };
+  Kind kind = Kind::kFull;
+  std::string replid;  // kContinue: the id to name ("" for a replica without capa psync2)
+  std::string error;   // kRefused: the full error line without '-'
+};
+
+class Replication {
+ public:
+  virtual ~Replication() = default;
+
+  // Whether propagated units are wanted: a backlog exists (it is created when the first replica
+  // attaches and outlives the replicas by repl-backlog-ttl). Without one, writes do not advance
+  // the replication offset, as in Redis.
+  virtual bool feeding() const = 0;
+  // Appends one unit (never empty) to the stream: backlog and every attached replica.
+  virtual void feed(const PropagationBatch& unit) = 0;
+  // The replication offset after everything fed so far (master_repl_offset).
+  virtual int64_t offset() const = 0;
+
+  virtual ReplicationInfo info() const = 0;
+
+  // ---- the protocol a replica speaks (commands/repl/) ----
+  // REPLCONF listening-port / ip-address / capa: remembered for the session's SYNC or PSYNC.
+  virtual void replconf_listening_port(Session& s, int64_t port) = 0;
+  virtual void replconf_ip_address(Session& s, std::string_view ip) = 0;
+  virtual void replconf_capa(Session& s, std::string_view capa) = 0;
+  // REPLCONF ACK <offset> from an attached replica (from any other client: ignored).
+  virtual void replconf_ack(Session& s, int64_t offset) = 0;
+  // PSYNC <replid> <offset> (`psync`), or SYNC: attaches `s` as a replica unless refused.
+  virtual SyncStart sync(Session& s, bool psync, std::string_view replid, int64_t offset) = 0;
+  // After the +CONTINUE line: sends the backlog from the replica's offset, then the stream.
+  virtual void sync_replied(Session& s) = 0;
+  // min-replicas-to-write: false while fewer good replicas (online, acknowledged within
+  // min-replicas-max-lag seconds) are attached than it asks; write commands then get NOREPLICAS.
+  virtual bool enough_good_replicas() const = 0;
+  // WAIT: how many online replicas acknowledged at least `offset`.
+  virtual int64_t replicas_acked(int64_t offset) const = 0;
+  // WAIT is about to block: ask the replicas for their offsets (REPLCONF GETACK *), once per
+  // stream position.
+  virtual void request_acks() = 0;
+
+  // A session is going away (its connection closed): forget it if it was a replica.
+  virtual void session_closed(Session& s) = 0;
+  // Periodic work (replica pings, timeouts, forked snapshots, backlog expiry), from Server::cron.
+  virtual void cron(int64_t now_ms) = 0;
+};
+
+}  // namespace streamd::cmd

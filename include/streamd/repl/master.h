@@ -1,0 +1,155 @@
+// ReplicationMaster: the master side of Redis's replication (PSYNC2), and the replication state
+// every server has (a replica has an identity and a backlog too, and feeds its own replicas
+// what it receives). It is what the command layer sees as cmd::Replication.
+//
+// The command stream (what replicas receive, what the offsets count):
+// - every propagated unit, encoded by cmd::encode_unit exactly as the AOF encodes it (SELECT when
+//   the database differs from the stream's last one, MULTI/EXEC around units of several
+//   records), with its own SELECT state: the AOF's file and the replication stream select
+//   independently, as in Redis;
+// - PING every repl-ping-replica-period seconds while replicas are attached;
+// - REPLCONF GETACK * when WAIT needs fresh acknowledgements;
+// - what a replica receives from its master, when this server is a replica (feed_raw, replica
+// side). The offset counts every byte of it; the n-th byte has offset n (identity.h).
+//
+// When the stream exists: propagated units are fed only while a backlog exists (feeding()).
+// The backlog is created when the first replica attaches (with a new replid and no replid2 when
+// there was none, since there is no history to continue), and freed repl-backlog-ttl seconds
+// after the last replica left (replid changes then, as in Redis: nothing can continue a history
+// whose bytes are gone). So a master that never had a replica has offset 0 and pays nothing.
+#pragma once
+
+#include <sys/types.h>
+#include <cstdint>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/commands/core/replication.h"
+#include "streamd/repl/backlog.h"
+#include "streamd/repl/identity.h"
+
+namespace streamd::cmd {
+class Server;
+struct Session;
+}  // namespace streamd::cmd
+
+namespace streamd::repl {
+
+// Where a replica link is (INFO's state= names).
+enum class ReplicaState {
+  kWaitBgsaveStart,  // full sync asked, snapshot not started yet (repl-diskless-sync-delay)
+  kWaitBgsaveEnd,    // the forked child is producing the snapshot; the stream is buffered
+  kSendBulk,         // (disk-based) the snapshot file is being sent
+  kOnline,           // receives the command stream
+};
+const char* state_name(ReplicaState s);
+
+// One replica link: a client connection that ran SYNC or PSYNC.
+struct ReplicaLink {
+  cmd::Session* session = nullptr;
+  ReplicaState state = ReplicaState::kWaitBgsaveStart;
+  std::string announced_ip;  // REPLCONF ip-address ("" = the peer address)
+  int listening_port = 0;    // REPLCONF listening-port
+  bool capa_eof = false;     // REPLCONF capa eof: takes the diskless $EOF: framing
+  bool capa_psync2 = false;  // REPLCONF capa psync2
+  int64_t ack_offset = 0;    // REPLCONF ACK
+  int64_t ack_time_ms = 0;   // when it last acknowledged (or attached)
+  int64_t psync_offset = 0;  // PSYNC ... +CONTINUE: the first byte it lacks
+  bool sent_sync = false;    // old SYNC: the snapshot comes without a +FULLRESYNC line
+  // The stream while the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk).
+  std::string pending;
+};
+
+class ReplicationMaster final : public cmd::Replication {
+ public:
+  explicit ReplicationMaster(cmd::Server& server);
+  ~ReplicationMaster() override;
+  ReplicationMaster(const ReplicationMaster&) = delete;
+  ReplicationMaster& operator=(const ReplicationMaster&) = delete;
+
+  // Attaches to the server (Server::set_replication) and follows CONFIG SET of repl-backlog-size.
+  void start();
+
+  // ---- cmd::Replication ----
+  bool feeding() const override { return backlog_.has_value(); }
+  void feed(const cmd::PropagationBatch& unit) override;
+  int64_t offset() const override { return id_.offset; }
+  cmd::ReplicationInfo info() const override;
+  void session_closed(cmd::Session& s) override;
+  void cron(int64_t now_ms) override;
+  void replconf_listening_port(cmd::Session& s, int64_t port) override;
+  void replconf_ip_address(cmd::Session& s, std::string_view ip) override;
+  void replconf_capa(cmd::Session& s, std::string_view capa) override;
+  void replconf_ack(cmd::Session& s, int64_t offset) override;
+  cmd::SyncStart sync(cmd::Session& s, bool psync, std::string_view replid,
+                      int64_t offset) override;
+  void sync_replied(cmd::Session& s) override;
+  int64_t replicas_acked(int64_t offset) const override;
+  bool enough_good_replicas() const override;
+  void request_acks() override;
+
+  // ---- for the replica side and tests ----
+  ReplIdentity& identity() { return id_; }
+  const ReplIdentity& identity() const { return id_; }
+  const Backlog* backlog() const { return backlog_ ? &*backlog_ : nullptr; }
+  // Creates the backlog if there is none. A fresh history (a new replid, no replid2) unless
+  // `keep_history` (a replica keeps its master's ids and offset).
+  void create_backlog(bool keep_history = false);
+  void free_backlog();
+  // Raw stream bytes (already encoded): to the backlog and every replica. The replica side
+  // forwards what its master sends through this.
+  void feed_raw(std::string_view bytes);
+  // REPLICAOF NO ONE: the promotion shift (identity.h). Replicas stay attached and continue.
+  void promote() { id_.shift(); }
+  // The next unit starts with SELECT (after a full sync, the replica's db is unknown).
+  void reset_selected_db() { selected_db_ = -1; }
+  const std::vector<ReplicaLink>& replicas() const { return replicas_; }
+
+ private:
+  void send_to(ReplicaLink& r, std::string_view bytes);
+  void ping_replicas(int64_t now_ms);
+  void expire_backlog(int64_t now_ms);
+  void drop_silent_replicas(int64_t now_ms);
+  // Online replicas that acknowledged within min-replicas-max-lag; -1 when the check is off.
+  int64_t good_replicas() const;
+  ReplicaLink* find(const cmd::Session& s);
+  // The REPLCONF settings of a session that has not run SYNC/PSYNC yet (created on first use).
+  ReplicaLink& handshake(cmd::Session& s);
+  // Moves `s` from the handshakes into the replicas.
+  ReplicaLink& attach(cmd::Session& s, ReplicaState state);
+
+  // ---- full sync (full_sync.cc) ----
+  // Forks a child that sends the snapshot to every replica in kWaitBgsaveStart (when the diskless
+  // delay allows); the child writes "+FULLRESYNC", the framing and the payload to their sockets
+  // itself, while the parent buffers their stream.
+  void maybe_start_full_sync(int64_t now_ms);
+  bool start_full_sync(int64_t now_ms);
+  // The child finished: its replicas go online (their buffered stream follows the snapshot) or,
+  // if it failed, are disconnected.
+  void check_full_sync();
+  void full_sync_done(bool ok);
+
+  struct SyncChild {
+    pid_t pid = -1;
+    int report_fd = -1;
+    std::vector<uint64_t> sessions;  // the replicas it serves, by session id
+  };
+
+  cmd::Server& server_;
+  ReplIdentity id_;
+  std::optional<Backlog> backlog_;
+  int selected_db_ = -1;  // the stream's database (cmd::encode_unit)
+  std::string scratch_;   // one unit's encoding
+  std::vector<ReplicaLink> replicas_;
+  std::vector<ReplicaLink> handshakes_;  // sessions that sent REPLCONF but no SYNC/PSYNC yet
+  std::optional<SyncChild> child_;
+  int64_t getack_offset_ = -1;  // the stream offset right after the last GETACK sent
+  int64_t no_replicas_since_ms_ = 0;
+  int64_t last_ping_ms_ = 0;
+  std::vector<uint64_t> config_listeners_;
+};
+
+}  // namespace streamd::repl

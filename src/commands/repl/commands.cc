@@ -1,0 +1,186 @@
+// ROLE, REPLCONF, PSYNC, SYNC, WAIT, and INFO replication's data. Replies as redis-server
+// 7.0.15's (tests/differential/scripts/replication.txt; the protocol itself in
+// tests/integration/test_replication_master.py with a raw-socket replica).
+#include "streamd/commands/repl/commands.h"
+
+#include <string>
+
+#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/context.h"
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/text/random_hex.h"
+
+namespace streamd::cmd {
+
+ReplicationInfo replication_info(const Server& server) {
+  if (const Replication* r = server.replication()) return r->info();
+  ReplicationInfo i;
+  static const std::string replid = text::random_hex(40);
+  i.replid = replid;
+  return i;
+}
+
+namespace {
+
+// ROLE, master form: ["master", offset, [[ip, "port", "acked offset"] for each online replica]]
+// (Redis lists only replicas that are online). The replica form comes with the replica side.
+void role(Context& ctx) {
+  ReplicationInfo info = replication_info(ctx.server);
+  std::size_t online = 0;
+  for (const auto& r : info.replicas) online += r.online ? 1 : 0;
+  ctx.reply.array(3);
+  ctx.reply.bulk("master");
+  ctx.reply.integer(info.offset);
+  ctx.reply.array(online);
+  for (const auto& r : info.replicas) {
+    if (!r.online) continue;
+    ctx.reply.array(3);
+    ctx.reply.bulk(r.ip);
+    ctx.reply.bulk(std::to_string(r.port));
+    ctx.reply.bulk(std::to_string(r.ack_offset));
+  }
+}
+
+// REPLCONF <option> <value> ...: what a replica tells its master before and after SYNC/PSYNC.
+// ACK (from an attached replica) and GETACK are never answered, as in Redis.
+void replconf(Context& ctx) {
+  if (ctx.argc() % 2 == 0) return ctx.reply.error(errors::kSyntax);
+  Replication* repl = ctx.server.replication();
+  for (std::size_t j = 1; j < ctx.argc(); j += 2) {
+    std::string_view opt = ctx.arg(j);
+    std::string_view value = ctx.arg(j + 1);
+    if (iequals(opt, "listening-port")) {
+      auto port = parse_int(value);
+      if (!port) return ctx.reply.error(errors::kNotInteger);
+      if (repl) repl->replconf_listening_port(ctx.session, *port);
+    } else if (iequals(opt, "ip-address")) {
+      // Redis keeps at most NET_HOST_STR_LEN - 1 (255) bytes.
+      if (value.size() >= 256) return ctx.reply.error(errors::replconf_ip_too_long(value.size()));
+      if (repl) repl->replconf_ip_address(ctx.session, value);
+    } else if (iequals(opt, "capa")) {
+      if (repl) repl->replconf_capa(ctx.session, value);
+    } else if (iequals(opt, "ack")) {
+      // Only an attached replica's ACK counts; a malformed one is ignored. Never answered.
+      auto offset = parse_int(value);
+      if (ctx.session.replica && offset && repl) repl->replconf_ack(ctx.session, *offset);
+      return;
+    } else if (iequals(opt, "getack")) {
+      // A master's own replicas never ask it; the replica side answers its master's GETACK.
+      return;
+    } else {
+      return ctx.reply.error(errors::replconf_unknown_option(opt));
+    }
+  }
+  ctx.reply.ok();
+}
+
+// PSYNC <replid> <offset> and SYNC: the client becomes a replica. A partial resync answers
+// +CONTINUE and the backlog follows; a full one answers nothing now ("+FULLRESYNC" and the
+// snapshot come when the snapshot starts, repl/full_sync.cc).
+void sync_common(Context& ctx, bool psync) {
+  Replication* repl = ctx.server.replication();
+  if (!repl) return ctx.reply.error(errors::kSyncPendingOutput);
+  long long offset = -1;
+  if (psync) {
+    auto o = parse_int(ctx.arg(2));
+    if (!o) return ctx.reply.error(errors::kNotInteger);
+    offset = *o;
+  }
+  SyncStart r = repl->sync(ctx.session, psync, psync ? ctx.arg(1) : std::string_view(), offset);
+  switch (r.kind) {
+    case SyncStart::Kind::kRefused:
+      if (!r.error.empty()) ctx.reply.error(r.error);
+      return;
+    case SyncStart::Kind::kContinue:
+      ctx.reply.simple(r.replid.empty() ? std::string("CONTINUE") : "CONTINUE " + r.replid);
+      repl->sync_replied(ctx.session);
+      return;
+    case SyncStart::Kind::kFull:
+      return;
+  }
+}
+
+void psync(Context& ctx) {
+  sync_common(ctx, true);
+}
+void sync(Context& ctx) {
+  sync_common(ctx, false);
+}
+
+// WAIT numreplicas timeout: the number of replicas whose acknowledged offset covers this
+// client's last write. Blocks (on the acks' pseudo-key: re-run on every ACK and at the deadline)
+// until numreplicas have it or the timeout passes; inside MULTI it answers at once, as Redis.
+void wait_cmd(Context& ctx) {
+  auto replicas = parse_int(ctx.arg(1));
+  if (!replicas) return ctx.reply.error(errors::kNotInteger);
+  auto timeout = parse_int(ctx.arg(2));
+  if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
+  if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
+  Replication* repl = ctx.server.replication();
+  int64_t acked = repl ? repl->replicas_acked(ctx.session.repl_offset) : 0;
+  int64_t deadline = ctx.rerun_deadline_ms >= 0 ? ctx.rerun_deadline_ms
+                     : *timeout > 0             ? ctx.now_ms + *timeout
+                                                : 0;
+  bool timed_out = deadline > 0 && ctx.now_ms >= deadline;
+  if (acked >= *replicas || !ctx.may_block() || timed_out || !repl) {
+    return ctx.reply.integer(acked);
+  }
+  std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
+  ctx.block({{kWaitAckDb, std::string(kWaitAckKey)}}, deadline, std::move(rerun));
+  // The re-run at the deadline answers the count (the registry's own timeout reply is a null).
+  ctx.block_wake_ms = deadline;
+  repl->request_acks();
+}
+
+}  // namespace
+
+void register_replication_commands(CommandTable& t) {
+  t.add({"role",
+         1,
+         kNoScript | kLoading | kStale | kFast,
+         "admin fast dangerous",
+         0,
+         0,
+         0,
+         role,
+         {},
+         nullptr,
+         "server"});
+  t.add({"replconf",
+         -1,
+         kAdmin | kNoScript | kLoading | kStale | kAllowBusy,
+         "admin slow dangerous",
+         0,
+         0,
+         0,
+         replconf,
+         {},
+         nullptr,
+         "server"});
+  t.add({"psync",
+         -3,
+         kAdmin | kNoScript | kNoAsyncLoading | kNoMulti,
+         "admin slow dangerous",
+         0,
+         0,
+         0,
+         psync,
+         {},
+         nullptr,
+         "server"});
+  t.add({"sync",
+         1,
+         kAdmin | kNoScript | kNoAsyncLoading | kNoMulti,
+         "admin slow dangerous",
+         0,
+         0,
+         0,
+         sync,
+         {},
+         nullptr,
+         "server"});
+  t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
+}
+
+}  // namespace streamd::cmd

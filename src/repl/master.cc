@@ -1,0 +1,318 @@
+#include "streamd/repl/master.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/session.h"
+#include "streamd/config/config.h"
+#include "streamd/resp/command_encoder.h"
+#include "streamd/text/ascii.h"
+
+namespace streamd::repl {
+
+namespace {
+
+// The peer's IP: the session's "ip:port" (or "[v6]:port") without the port.
+std::string peer_ip(const cmd::Session& s) {
+  std::string_view a = s.addr;
+  auto colon = a.rfind(':');
+  if (colon != std::string_view::npos) a = a.substr(0, colon);
+  if (a.size() >= 2 && a.front() == '[' && a.back() == ']') a = a.substr(1, a.size() - 2);
+  return std::string(a);
+}
+
+}  // namespace
+
+const char* state_name(ReplicaState s) {
+  switch (s) {
+    case ReplicaState::kWaitBgsaveStart:
+    case ReplicaState::kWaitBgsaveEnd:
+      return "wait_bgsave";
+    case ReplicaState::kSendBulk:
+      return "send_bulk";
+    case ReplicaState::kOnline:
+      return "online";
+  }
+  return "";
+}
+
+ReplicationMaster::ReplicationMaster(cmd::Server& server) : server_(server) {}
+
+ReplicationMaster::~ReplicationMaster() {
+  for (uint64_t id : config_listeners_) server_.config().remove(id);
+  if (server_.replication() == this) server_.set_replication(nullptr);
+}
+
+void ReplicationMaster::start() {
+  server_.set_replication(this);
+  config_listeners_.push_back(
+      server_.config().on_change("repl-backlog-size", [this](const config::Directive&) {
+        if (backlog_) backlog_->resize(server_.config().ref<std::uint64_t>("repl-backlog-size"));
+      }));
+}
+
+void ReplicationMaster::create_backlog(bool keep_history) {
+  if (backlog_) return;
+  // No replica could continue a history whose bytes were never kept: start a new one.
+  if (!keep_history) id_.reset_history();
+  backlog_.emplace(server_.config().ref<std::uint64_t>("repl-backlog-size"), id_.offset + 1);
+  // The first unit after the backlog exists names its database.
+  selected_db_ = -1;
+  if (replicas_.empty()) no_replicas_since_ms_ = server_.clock().now_ms();
+}
+
+void ReplicationMaster::free_backlog() {
+  backlog_.reset();
+}
+
+void ReplicationMaster::feed(const cmd::PropagationBatch& unit) {
+  scratch_.clear();
+  cmd::encode_unit(unit, &selected_db_, scratch_);
+  feed_raw(scratch_);
+}
+
+void ReplicationMaster::feed_raw(std::string_view bytes) {
+  if (!backlog_ || bytes.empty()) return;
+  backlog_->append(bytes);
+  id_.offset += static_cast<int64_t>(bytes.size());
+  for (ReplicaLink& r : replicas_) send_to(r, bytes);
+}
+
+void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {
+  switch (r.state) {
+    case ReplicaState::kWaitBgsaveStart:
+      // Its snapshot has not been taken yet and will include this.
+      return;
+    case ReplicaState::kWaitBgsaveEnd:
+    case ReplicaState::kSendBulk:
+      r.pending.append(bytes);
+      return;
+    case ReplicaState::kOnline:
+      if (!r.session->out) return;
+      r.session->out->append(bytes);
+      if (r.session->flush) r.session->flush();
+      return;
+  }
+}
+
+cmd::ReplicationInfo ReplicationMaster::info() const {
+  cmd::ReplicationInfo i;
+  int64_t now_ms = server_.clock().now_ms();
+  for (const ReplicaLink& r : replicas_) {
+    cmd::ReplicaLinkInfo l;
+    l.ip = r.announced_ip.empty() ? peer_ip(*r.session) : r.announced_ip;
+    l.port = r.listening_port;
+    l.state = state_name(r.state);
+    l.online = r.state == ReplicaState::kOnline;
+    l.ack_offset = r.ack_offset;
+    l.lag_s = l.online ? (now_ms - r.ack_time_ms) / 1000 : 0;
+    i.replicas.push_back(std::move(l));
+  }
+  i.good_replicas = good_replicas();
+  i.replid = id_.replid;
+  i.replid2 = id_.replid2;
+  i.offset = id_.offset;
+  i.second_offset = id_.second_offset;
+  i.backlog_active = backlog_.has_value();
+  i.backlog_size = static_cast<int64_t>(server_.config().ref<std::uint64_t>("repl-backlog-size"));
+  if (backlog_) {
+    i.backlog_first_byte_offset = backlog_->first_byte_offset();
+    i.backlog_histlen = backlog_->histlen();
+  }
+  return i;
+}
+
+void ReplicationMaster::session_closed(cmd::Session& s) {
+  auto same = [&](const ReplicaLink& r) { return r.session == &s; };
+  std::erase_if(handshakes_, same);
+  auto it = std::find_if(replicas_.begin(), replicas_.end(), same);
+  if (it == replicas_.end()) return;
+  spdlog::info("Connection with replica {} lost.", s.addr);
+  replicas_.erase(it);
+  if (replicas_.empty()) no_replicas_since_ms_ = server_.clock().now_ms();
+}
+
+void ReplicationMaster::cron(int64_t now_ms) {
+  check_full_sync();
+  maybe_start_full_sync(now_ms);
+  ping_replicas(now_ms);
+  drop_silent_replicas(now_ms);
+  expire_backlog(now_ms);
+}
+
+// ---- the replica's handshake ------------------------------------------------------------------
+
+ReplicaLink* ReplicationMaster::find(const cmd::Session& s) {
+  for (ReplicaLink& r : replicas_) {
+    if (r.session == &s) return &r;
+  }
+  return nullptr;
+}
+
+ReplicaLink& ReplicationMaster::handshake(cmd::Session& s) {
+  if (ReplicaLink* r = find(s)) return *r;
+  for (ReplicaLink& r : handshakes_) {
+    if (r.session == &s) return r;
+  }
+  ReplicaLink& r = handshakes_.emplace_back();
+  r.session = &s;
+  return r;
+}
+
+ReplicaLink& ReplicationMaster::attach(cmd::Session& s, ReplicaState state) {
+  ReplicaLink link = std::move(handshake(s));
+  std::erase_if(handshakes_, [&](const ReplicaLink& r) { return r.session == &s; });
+  link.session = &s;
+  link.state = state;
+  link.ack_time_ms = server_.clock().now_ms();
+  s.replica = true;
+  replicas_.push_back(std::move(link));
+  return replicas_.back();
+}
+
+void ReplicationMaster::replconf_listening_port(cmd::Session& s, int64_t port) {
+  handshake(s).listening_port = static_cast<int>(port);
+}
+
+void ReplicationMaster::replconf_ip_address(cmd::Session& s, std::string_view ip) {
+  handshake(s).announced_ip = std::string(ip);
+}
+
+void ReplicationMaster::replconf_capa(cmd::Session& s, std::string_view capa) {
+  // Capabilities this master does not know are ignored, as Redis does.
+  if (text::iequals(capa, "eof")) handshake(s).capa_eof = true;
+  if (text::iequals(capa, "psync2")) handshake(s).capa_psync2 = true;
+}
+
+void ReplicationMaster::replconf_ack(cmd::Session& s, int64_t offset) {
+  ReplicaLink* r = find(s);
+  if (!r) return;  // only replicas acknowledge; anyone else's ACK is ignored
+  r->ack_offset = std::max(r->ack_offset, offset);
+  r->ack_time_ms = server_.clock().now_ms();
+  // Clients in WAIT count again.
+  server_.blocking().signal_ready(cmd::kWaitAckDb, cmd::kWaitAckKey);
+}
+
+cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_view replid,
+                                       int64_t offset) {
+  cmd::SyncStart out;
+  if (s.replica) {
+    // Already a replica: Redis ignores a repeated SYNC (and answers nothing).
+    out.kind = cmd::SyncStart::Kind::kRefused;
+    return out;
+  }
+  if ((s.out && !s.out->empty()) || s.output_buffer > 0) {
+    out.kind = cmd::SyncStart::Kind::kRefused;
+    out.error = cmd::errors::kSyncPendingOutput;
+    return out;
+  }
+  if (psync && backlog_ && id_.continues(replid, offset) && backlog_->holds_from(offset)) {
+    ReplicaLink& r = attach(s, ReplicaState::kOnline);
+    r.ack_offset = 0;
+    r.psync_offset = offset;
+    out.kind = cmd::SyncStart::Kind::kContinue;
+    if (r.capa_psync2) out.replid = id_.replid;
+    spdlog::info(
+        "Partial resynchronization request from {} accepted. Sending {} bytes of "
+        "backlog starting from offset {}.",
+        s.addr, id_.offset + 1 - offset, offset);
+    return out;
+  }
+  if (psync && replid != "?") {
+    spdlog::info("Partial resynchronization not accepted for {} (asked {}:{}, have {}:{})", s.addr,
+                 replid, offset, id_.replid, id_.offset + 1);
+  }
+  spdlog::info("Replica {} asks for synchronization", s.addr);
+  ReplicaLink& r = attach(s, ReplicaState::kWaitBgsaveStart);
+  r.sent_sync = !psync;
+  if (!backlog_) {
+    create_backlog();
+    spdlog::info("Replication backlog created, my new replication IDs are '{}' and '{}'",
+                 id_.replid, id_.replid2);
+  }
+  out.kind = cmd::SyncStart::Kind::kFull;
+  return out;
+}
+
+void ReplicationMaster::sync_replied(cmd::Session& s) {
+  ReplicaLink* r = find(s);
+  if (!r || !s.out || !backlog_) return;
+  backlog_->copy_from(r->psync_offset, *s.out);
+  if (s.flush) s.flush();
+}
+
+int64_t ReplicationMaster::replicas_acked(int64_t offset) const {
+  int64_t n = 0;
+  for (const ReplicaLink& r : replicas_) {
+    if (r.state == ReplicaState::kOnline && r.ack_offset >= offset) ++n;
+  }
+  return n;
+}
+
+int64_t ReplicationMaster::good_replicas() const {
+  const config::Config& cfg = server_.config();
+  int64_t max_lag_s = cfg.ref<std::int64_t>("min-replicas-max-lag");
+  if (cfg.ref<std::int64_t>("min-replicas-to-write") == 0 || max_lag_s == 0) return -1;
+  int64_t now_ms = server_.clock().now_ms();
+  int64_t n = 0;
+  for (const ReplicaLink& r : replicas_) {
+    if (r.state == ReplicaState::kOnline && (now_ms - r.ack_time_ms) / 1000 <= max_lag_s) ++n;
+  }
+  return n;
+}
+
+bool ReplicationMaster::enough_good_replicas() const {
+  int64_t good = good_replicas();
+  return good < 0 || good >= server_.config().ref<std::int64_t>("min-replicas-to-write");
+}
+
+void ReplicationMaster::request_acks() {
+  // One GETACK per stream position is enough: every replica answers it with its offset.
+  if (replicas_.empty() || getack_offset_ == id_.offset) return;
+  std::string getack;
+  resp::append_command(getack, {"REPLCONF", "GETACK", "*"});
+  feed_raw(getack);
+  getack_offset_ = id_.offset;
+}
+
+void ReplicationMaster::drop_silent_replicas(int64_t now_ms) {
+  int64_t timeout_ms = server_.config().ref<std::int64_t>("repl-timeout") * 1000;
+  for (ReplicaLink& r : replicas_) {
+    // A replica that came with the old SYNC never acknowledges: nothing tells it is silent.
+    if (r.state != ReplicaState::kOnline || r.sent_sync) continue;
+    if (now_ms - r.ack_time_ms <= timeout_ms) continue;
+    spdlog::warn("Disconnecting timedout replica (streaming sync): {}", r.session->addr);
+    // The connection closes now; the session (and this link) goes at the next reap.
+    if (r.session->kill) r.session->kill();
+  }
+}
+
+void ReplicationMaster::ping_replicas(int64_t now_ms) {
+  // Redis pings through the stream itself, so the PING counts in the offsets: replicas learn the
+  // link is alive and their acks keep moving even when nothing is written.
+  int64_t period_ms = server_.config().ref<std::int64_t>("repl-ping-replica-period") * 1000;
+  if (replicas_.empty()) {
+    last_ping_ms_ = now_ms;
+    return;
+  }
+  if (now_ms - last_ping_ms_ < period_ms) return;
+  last_ping_ms_ = now_ms;
+  std::string ping;
+  resp::append_command(ping, {"PING"});
+  feed_raw(ping);
+}
+
+void ReplicationMaster::expire_backlog(int64_t now_ms) {
+  int64_t ttl_s = server_.config().ref<std::int64_t>("repl-backlog-ttl");
+  if (!backlog_ || !replicas_.empty() || ttl_s == 0) return;
+  if (now_ms - no_replicas_since_ms_ <= ttl_s * 1000) return;
+  // Nobody can continue this history without its bytes: a later replica starts a new one.
+  id_.reset_history();
+  free_backlog();
+  spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
+}
+
+}  // namespace streamd::repl

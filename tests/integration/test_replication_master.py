@@ -1,0 +1,313 @@
+"""The master side of replication (issue 13) against a raw-socket replica that speaks the protocol
+a Redis replica speaks: the handshake (PING, REPLCONF listening-port / capa), PSYNC ? -1 and its
++FULLRESYNC, the snapshot in $EOF: framing (capa eof) or $<len> framing (without it), then the
+command stream byte for byte with its offsets as INFO and ROLE count them, +CONTINUE after a
+reconnect with exactly the missed bytes, WAIT with REPLCONF GETACK / ACK, min-replicas-to-write,
+and the replica link as CLIENT LIST shows it (flags=S).
+
+Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
+"""
+
+import socket
+import threading
+import time
+import unittest
+
+from aof_helpers import encode as enc
+from streamd_testlib import runner, servers
+
+needs_streamd = unittest.skipUnless(servers.streamd_available(),
+                                    f"streamd binary not found at {servers.streamd_bin()}")
+
+
+def wait_for(pred, timeout=20.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class FakeReplica:
+    """One replica link over a raw socket."""
+
+    def __init__(self, port: int, timeout: float = 20.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.buf = b""
+
+    def close(self):
+        self.sock.close()
+
+    def _fill(self):
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise ConnectionError("master closed the link")
+        self.buf += chunk
+
+    def send(self, *args):
+        self.sock.sendall(enc(*args))
+
+    def line(self) -> bytes:
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def exactly(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            self._fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def call(self, *args) -> bytes:
+        self.send(*args)
+        return self.line()
+
+    def handshake(self, listening_port: int, capas=("eof", "psync2")):
+        assert self.call("PING") == b"+PONG"
+        assert self.call("REPLCONF", "listening-port", listening_port) == b"+OK"
+        if capas:
+            args = []
+            for c in capas:
+                args += ["capa", c]
+            assert self.call("REPLCONF", *args) == b"+OK"
+
+    def snapshot(self) -> tuple[bytes, str]:
+        """Reads the snapshot; returns (payload, framing) with framing 'eof' or 'len'."""
+        head = self.line()
+        assert head.startswith(b"$"), head
+        if head.startswith(b"$EOF:"):
+            mark = head[5:]
+            assert len(mark) == 40, head
+            while not self.buf.endswith(mark):
+                # The stream does not start before the snapshot ended: nothing follows the mark
+                # until the master writes again.
+                self._fill()
+            payload, self.buf = self.buf[:-40], b""
+            return payload, "eof"
+        n = int(head[1:])
+        return self.exactly(n), "len"
+
+    def command(self) -> tuple[list[bytes], bytes]:
+        """One command of the stream: (arguments, its raw bytes)."""
+        head = self.line()
+        assert head.startswith(b"*"), head
+        raw = head + b"\r\n"
+        args = []
+        for _ in range(int(head[1:])):
+            h = self.line()
+            assert h.startswith(b"$"), h
+            v = self.exactly(int(h[1:]) + 2)
+            raw += h + b"\r\n" + v
+            args.append(v[:-2])
+        return args, raw
+
+    def command_skipping_pings(self) -> tuple[list[bytes], bytes]:
+        """The next command that is not a PING (returns the bytes skipped with it)."""
+        skipped = b""
+        while True:
+            args, raw = self.command()
+            skipped += raw
+            if args != [b"PING"]:
+                return args, skipped
+
+
+def info(server) -> dict:
+    with server.client() as c:
+        raw = c.call_raw("INFO", "replication")
+    text = raw.split(b"\r\n", 1)[1].decode()
+    out = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+@needs_streamd
+class ReplicationMasterTest(unittest.TestCase):
+    def setUp(self):
+        self.server = servers.start_streamd("--appendonly", "no", "--repl-diskless-sync-delay", "0")
+        self.replicas = []
+
+    def tearDown(self):
+        for r in self.replicas:
+            r.close()
+        self.server.cleanup()
+
+    def replica(self) -> FakeReplica:
+        r = FakeReplica(self.server.port)
+        self.replicas.append(r)
+        return r
+
+    def call(self, *args):
+        r = self.server.redis_py()
+        try:
+            return r.execute_command(*args)
+        finally:
+            r.close()
+
+    def full_sync(self, capas=("eof", "psync2"), port=7777):
+        r = self.replica()
+        r.handshake(port, capas)
+        reply = r.call("PSYNC", "?", "-1").split()
+        self.assertEqual(reply[0], b"+FULLRESYNC", reply)
+        replid, offset = reply[1].decode(), int(reply[2])
+        payload, framing = r.snapshot()
+        return r, replid, offset, payload, framing
+
+    def test_full_sync_with_eof_framing_then_the_stream(self):
+        self.call("SET", "a", "1")
+        self.call("XADD", "s", "1-1", "f", "v")
+        before = info(self.server)
+        self.assertEqual(before["repl_backlog_active"], "0")
+        self.assertEqual(before["master_repl_offset"], "0")
+        r, replid, offset, payload, framing = self.full_sync()
+        self.assertEqual(framing, "eof")
+        after = info(self.server)
+        # The backlog was created for this replica, with a new history.
+        self.assertEqual(after["repl_backlog_active"], "1")
+        self.assertEqual(after["master_replid"], replid)
+        self.assertNotEqual(before["master_replid"], replid)
+        self.assertEqual(offset, 0)
+        # streamd's own snapshot format (until RDB): RESP commands.
+        self.assertTrue(payload.startswith(b"*"), payload[:40])
+        self.assertIn(enc("SET", "a", "1"), payload)
+        self.assertIn(enc("XADD", "s", "1-1", "f", "v"), payload)
+        # The stream: SELECT first (the replica's database is unknown after a snapshot), the
+        # generated ID instead of '*', offsets counted byte for byte.
+        wait_for(lambda: info(self.server).get("slave0", "").find("state=online") >= 0,
+                 what="replica online")
+        entry_id = self.call("XADD", "s", "*", "g", "w").decode()
+        args, raw = r.command_skipping_pings()
+        self.assertEqual(args, [b"SELECT", b"0"])
+        args2, raw2 = r.command()
+        self.assertEqual(args2, [b"XADD", b"s", entry_id.encode(), b"g", b"w"])
+        total = offset + len(raw) + len(raw2)
+        self.assertEqual(int(info(self.server)["master_repl_offset"]), total)
+        # Acknowledged: INFO and ROLE show the replica with its offset.
+        r.send("REPLCONF", "ACK", total)
+        wait_for(lambda: f"offset={total}," in info(self.server).get("slave0", ""), what="ack")
+        slave0 = info(self.server)["slave0"]
+        self.assertTrue(slave0.startswith("ip=127.0.0.1,port=7777,state=online,"), slave0)
+        role = self.call("ROLE")
+        self.assertEqual(role[0], b"master")
+        self.assertEqual(role[1], total)
+        self.assertEqual(role[2], [[b"127.0.0.1", b"7777", str(total).encode()]])
+        # The replica link: flags=S, type replica; its ACKs were never answered.
+        listing = self.call("CLIENT", "LIST", "TYPE", "replica")
+        self.assertIn(b"flags=S", listing if isinstance(listing, bytes) else str(listing).encode())
+        self.assertEqual(r.buf, b"")
+
+    def test_without_capa_eof_the_snapshot_has_a_length(self):
+        self.call("SET", "k", "v" * 1000)
+        r, _, _, payload, framing = self.full_sync(capas=("psync2",))
+        self.assertEqual(framing, "len")
+        self.assertIn(enc("SET", "k", "v" * 1000), payload)
+
+    def test_disk_based_sync_when_diskless_is_off(self):
+        self.call("CONFIG", "SET", "repl-diskless-sync", "no")
+        self.call("SET", "k", "v")
+        _, _, _, payload, framing = self.full_sync()
+        self.assertEqual(framing, "len")
+        self.assertIn(enc("SET", "k", "v"), payload)
+
+    def test_continue_after_reconnect_sends_exactly_the_missed_bytes(self):
+        r, replid, offset, _, _ = self.full_sync()
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        self.call("SET", "x", "1")
+        _, raw = r.command_skipping_pings()  # SELECT 0
+        _, raw2 = r.command()
+        seen = offset + len(raw) + len(raw2)
+        r.close()
+        self.replicas.remove(r)
+        wait_for(lambda: info(self.server)["connected_slaves"] == "0", what="replica gone")
+        # Written while the replica was away.
+        self.call("SET", "y", "2")
+        self.call("SELECT", "0")
+        self.call("DEL", "x")
+        master_offset = int(info(self.server)["master_repl_offset"])
+        r2 = self.replica()
+        r2.handshake(7778)
+        self.assertEqual(r2.call("PSYNC", replid, seen + 1), b"+CONTINUE " + replid.encode())
+        missed = r2.exactly(master_offset - seen)
+        self.assertIn(enc("SET", "y", "2"), missed)
+        self.assertTrue(missed.endswith(enc("DEL", "x")), missed)
+        # An unknown history or an offset the backlog does not hold: full resync.
+        r3 = self.replica()
+        r3.handshake(7779)
+        self.assertTrue(r3.call("PSYNC", "f" * 40, 1).startswith(b"+FULLRESYNC "))
+        r4 = self.replica()
+        r4.handshake(7780)
+        self.assertTrue(r4.call("PSYNC", replid, master_offset + 2).startswith(b"+FULLRESYNC "))
+
+    def test_wait_counts_acknowledging_replicas(self):
+        r, _, offset, _, _ = self.full_sync()
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        client = self.server.redis_py()
+        self.addCleanup(client.close)
+        client.execute_command("SET", "w", "1")
+        result = {}
+
+        def waiter():
+            result["n"] = client.execute_command("WAIT", "1", "20000")
+
+        t = threading.Thread(target=waiter)
+        t.start()
+        # WAIT asked the replicas for their offsets; the ACK answers it and wakes WAIT.
+        stream = b""
+        while True:
+            args, raw = r.command()
+            stream += raw
+            if args == [b"REPLCONF", b"GETACK", b"*"]:
+                break
+        r.send("REPLCONF", "ACK", offset + len(stream))
+        t.join(30)
+        self.assertFalse(t.is_alive())
+        self.assertEqual(result["n"], 1)
+        # More replicas than there are: the count when the timeout passes.
+        t0 = time.monotonic()
+        self.assertEqual(client.execute_command("WAIT", "2", "300"), 1)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.25)
+        # Inside MULTI WAIT answers at once.
+        pipe = client.pipeline(transaction=True)
+        pipe.execute_command("WAIT", "5", "0")
+        self.assertEqual(pipe.execute(), [1])
+
+    def test_min_replicas_to_write(self):
+        self.call("CONFIG", "SET", "min-replicas-to-write", "1")
+        with self.server.client() as c:
+            self.assertEqual(c.call_raw("SET", "a", "1"),
+                             b"-NOREPLICAS Not enough good replicas to write.\r\n")
+            self.assertEqual(c.call_raw("GET", "a"), b"$-1\r\n")
+        r, _, _, _, _ = self.full_sync()
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        self.assertIn("min_slaves_good_slaves", info(self.server))
+        with self.server.client() as c:
+            self.assertEqual(c.call_raw("SET", "a", "1"), b"+OK\r\n")
+
+    def test_replconf_from_a_normal_client_and_pipelined_psync(self):
+        with self.server.client() as c:
+            self.assertEqual(c.call_raw("REPLCONF", "listening-port", "x"),
+                             b"-ERR value is not an integer or out of range\r\n")
+            self.assertEqual(c.call_raw("REPLCONF", "nope", "1"),
+                             b"-ERR Unrecognized REPLCONF option: nope\r\n")
+            self.assertEqual(c.call_raw("REPLCONF", "capa"), b"-ERR syntax error\r\n")
+            self.assertEqual(c.call_raw("REPLCONF", "capa", "whatever"), b"+OK\r\n")
+        # PSYNC behind a reply not yet sent is refused, as in Redis.
+        s = socket.create_connection(("127.0.0.1", self.server.port), timeout=10)
+        self.addCleanup(s.close)
+        s.sendall(enc("PING") + enc("PSYNC", "?", "-1"))
+        expected = b"+PONG\r\n-ERR SYNC and PSYNC are invalid with pending output\r\n"
+        got = b""
+        while len(got) < len(expected):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        self.assertEqual(got, expected)
+
+
+if __name__ == "__main__":
+    runner.main()

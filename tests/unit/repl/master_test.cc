@@ -1,0 +1,170 @@
+// The replication stream as the command layer feeds it: offsets and bytes as redis-server 7.0.15
+// counts them (measured: after a replica attached, SET a b took master_repl_offset from 0 to 50:
+// SELECT 0 (23 bytes) + SET a b (27 bytes); its PING 14 more), INFO replication and ROLE.
+#include "streamd/repl/master.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "commands/command_harness.h"
+#include "streamd/resp/command_encoder.h"
+
+namespace streamd::repl {
+namespace {
+
+using test::Decode;
+
+std::string enc(std::initializer_list<std::string_view> argv) {
+  std::string out;
+  resp::append_command(out, argv);
+  return out;
+}
+
+class ReplicationMasterTest : public ::testing::Test {
+ protected:
+  ReplicationMasterTest() : master_(h_.server()) {
+    h_.config().set("appendonly", "no");
+    master_.start();
+  }
+  // Everything the backlog holds.
+  std::string stream() const {
+    std::string out;
+    if (master_.backlog())
+      master_.backlog()->copy_from(master_.backlog()->first_byte_offset(), out);
+    return out;
+  }
+  std::string info() { return Decode(h_.Run2({"INFO", "replication"})); }
+
+  test::CommandHarness h_;
+  ReplicationMaster master_;
+};
+
+TEST_F(ReplicationMasterTest, NoBacklogNoStreamNoOffset) {
+  EXPECT_FALSE(h_.server().propagating());
+  h_.Run({"SET", "a", "b"});
+  EXPECT_EQ(master_.offset(), 0);
+  EXPECT_EQ(master_.backlog(), nullptr);
+}
+
+TEST_F(ReplicationMasterTest, CreatingTheBacklogStartsAFreshHistory) {
+  std::string before = master_.identity().replid;
+  master_.create_backlog();
+  EXPECT_NE(master_.identity().replid, before);
+  EXPECT_EQ(master_.identity().replid.size(), 40u);
+  EXPECT_EQ(master_.identity().replid2, std::string(40, '0'));
+  EXPECT_EQ(master_.backlog()->first_byte_offset(), 1);
+  EXPECT_TRUE(h_.server().propagating());
+}
+
+TEST_F(ReplicationMasterTest, UnitsAreCountedAsRedisCountsThem) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  EXPECT_EQ(master_.offset(), 50);  // as redis-server 7.0.15
+  EXPECT_EQ(stream(), enc({"SELECT", "0"}) + enc({"SET", "a", "b"}));
+  // Same database: no SELECT; another database: SELECT first.
+  h_.Run({"SET", "c", "d"});
+  EXPECT_EQ(master_.offset(), 77);
+  h_.Run({"SELECT", "3"});
+  h_.Run({"SET", "e", "f"});
+  std::string expected = enc({"SELECT", "0"}) + enc({"SET", "a", "b"}) + enc({"SET", "c", "d"}) +
+                         enc({"SELECT", "3"}) + enc({"SET", "e", "f"});
+  EXPECT_EQ(stream(), expected);
+  EXPECT_EQ(master_.offset(), static_cast<int64_t>(expected.size()));
+  // The client's offset after its write is what WAIT waits for.
+  EXPECT_EQ(h_.session().repl_offset, master_.offset());
+  // Commands that change nothing propagate nothing.
+  h_.Run({"GET", "a"});
+  h_.Run({"DEL", "missing"});
+  EXPECT_EQ(master_.offset(), static_cast<int64_t>(expected.size()));
+}
+
+TEST_F(ReplicationMasterTest, TransactionsAreWrappedAndGeneratedIdsPropagated) {
+  master_.create_backlog();
+  h_.Run({"MULTI"});
+  h_.Run({"SET", "a", "1"});
+  h_.Run({"SET", "b", "2"});
+  h_.Run({"EXEC"});
+  EXPECT_EQ(stream(), enc({"SELECT", "0"}) + enc({"MULTI"}) + enc({"SET", "a", "1"}) +
+                          enc({"SET", "b", "2"}) + enc({"EXEC"}));
+  std::string before = stream();
+  std::string id = Decode(h_.Run({"XADD", "s", "*", "f", "v"}));
+  ASSERT_GE(id.size(), 3u);
+  id = id.substr(1, id.size() - 2);  // "\"1700000000000-0\""
+  EXPECT_EQ(stream(), before + enc({"XADD", "s", id, "f", "v"}));
+}
+
+TEST_F(ReplicationMasterTest, TheStreamIsTheAofsBytes) {
+  // The AOF writer and the stream share cmd::encode_unit, each with its own SELECT state: a unit
+  // encoded for both gives the same bytes when both start unselected.
+  cmd::PropagationBatch unit;
+  unit.add(2, {"SET", "k", "v"});
+  unit.add(5, {"DEL", "k2"});
+  std::string a, b;
+  int db_a = -1, db_b = -1;
+  cmd::encode_unit(unit, &db_a, a);
+  cmd::encode_unit(unit, &db_b, b);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, enc({"SELECT", "2"}) + enc({"MULTI"}) + enc({"SET", "k", "v"}) +
+                   enc({"SELECT", "5"}) + enc({"DEL", "k2"}) + enc({"EXEC"}));
+  EXPECT_EQ(db_a, 5);
+}
+
+TEST_F(ReplicationMasterTest, BacklogIsFreedAfterTheTtlWithoutReplicas) {
+  h_.config().set("repl-backlog-ttl", "10");
+  master_.create_backlog();
+  std::string replid = master_.identity().replid;
+  h_.Advance(9000);
+  h_.Cron();
+  EXPECT_NE(master_.backlog(), nullptr);
+  h_.Advance(2000);
+  h_.Cron();
+  EXPECT_EQ(master_.backlog(), nullptr);
+  EXPECT_NE(master_.identity().replid, replid);
+  h_.Run({"SET", "a", "b"});
+  EXPECT_EQ(master_.offset(), 50);  // offsets keep counting from where they were
+}
+
+TEST_F(ReplicationMasterTest, BacklogSizeFollowsConfigSet) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", std::string(100, 'x')});
+  ASSERT_EQ(h_.config().set("repl-backlog-size", "32"), std::nullopt);
+  EXPECT_EQ(master_.backlog()->capacity(), 32u);
+  EXPECT_EQ(master_.backlog()->histlen(), 32);
+  EXPECT_NE(info().find("repl_backlog_size:32"), std::string::npos);
+}
+
+TEST_F(ReplicationMasterTest, PromotionKeepsTheOldHistoryAsReplid2) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  std::string old = master_.identity().replid;
+  master_.promote();
+  const ReplIdentity& id = master_.identity();
+  EXPECT_EQ(id.replid2, old);
+  EXPECT_EQ(id.second_offset, 51);
+  EXPECT_NE(id.replid, old);
+  EXPECT_TRUE(id.continues(old, 51));
+  EXPECT_FALSE(id.continues(old, 52));
+  EXPECT_TRUE(id.continues(id.replid, 1));
+  EXPECT_FALSE(id.continues(std::string(40, '0'), 0));
+  EXPECT_FALSE(id.continues("?", -1));
+}
+
+TEST_F(ReplicationMasterTest, InfoAndRoleOfAMasterWithoutReplicas) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  std::string text = info();
+  std::string expected =
+      "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"
+      "master_failover_state:no-failover\r\nmaster_replid:" +
+      master_.identity().replid +
+      "\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
+      "master_repl_offset:50\r\nsecond_repl_offset:-1\r\n"
+      "repl_backlog_active:1\r\nrepl_backlog_size:1048576\r\n"
+      "repl_backlog_first_byte_offset:1\r\nrepl_backlog_histlen:50\r\n";
+  EXPECT_EQ(text, "\"" + expected + "\"") << text;
+  EXPECT_EQ(Decode(h_.Run2({"ROLE"})), "[\"master\", (integer) 50, []]");
+}
+
+}  // namespace
+}  // namespace streamd::repl
