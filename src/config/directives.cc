@@ -74,6 +74,14 @@ std::optional<std::string> check_append_dirname(Value& v) {
   return std::nullopt;
 }
 
+// RDB 10 is what Redis 7.0 reads (streams as type 19), 12 what Redis 7.2+ reads; 11 is not
+// written (persist/rdb/rdb.h).
+std::optional<std::string> check_rdb_version(Value& v) {
+  auto n = std::get<std::int64_t>(v);
+  if (n != 10 && n != 12) return std::string(msg::kRdbVersion);
+  return std::nullopt;
+}
+
 constexpr std::uint64_t kMb = 1024 * 1024;
 
 // Redis 5's replica names stay accepted as aliases (CONFIG GET answers under the name asked).
@@ -165,6 +173,9 @@ const Directive kDirectives[] = {
     bool_row("aof-use-rdb-preamble", "no"),
 
     // ---- replication, master side (see repl/master.h) ----
+    // The RDB version of full syncs (and, with issue 14, SAVE/BGSAVE/DUMP): a replica does not
+    // say which Redis it runs, so a redis-server 7.0 replica needs rdb-version 10.
+    int_row("rdb-version", "12", 10, 12).with_check(check_rdb_version),
     memory_row("repl-backlog-size", "1mb", 1, kLongMax),
     int_row("repl-backlog-ttl", "3600", 0, kIntMax),
     bool_row("repl-diskless-sync", "yes"),

@@ -6,9 +6,8 @@
 //   $EOF:<40 hex>\r\n <payload> <the same 40 hex>     diskless, to replicas that sent capa eof
 //   $<length>\r\n <payload>                            otherwise (written to a temp file first)
 //   the command stream from offset + 1
-// The payload is streamd's own snapshot format until the RDB writer lands: the AOF rewrite's
-// serialization (persist/dataset_writer.h: RESP commands, so it starts with '*' where an RDB
-// starts with "REDIS"); only streamd replicas accept it (docs/replication.md).
+// The payload is an RDB file (persist/rdb/rdb.h) of version rdb-version (10 for a redis-server
+// 7.0 replica), with Redis's replication aux fields (repl-stream-db, repl-id, repl-offset).
 #include <fcntl.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
@@ -25,8 +24,8 @@
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
-#include "streamd/persist/dataset_writer.h"
 #include "streamd/persist/file_util.h"
+#include "streamd/persist/rdb/rdb.h"
 #include "streamd/persist/snapshot_child.h"
 #include "streamd/repl/master.h"
 #include "streamd/text/random_hex.h"
@@ -79,7 +78,8 @@ class SocketFanout {
 
 // The child's whole job; returns its exit code.
 int send_snapshot(cmd::Server& server, SocketFanout& out, const std::vector<std::string>& preambles,
-                  const std::vector<int>& fds, bool diskless, int64_t now_ms) {
+                  const std::vector<int>& fds, bool diskless, int64_t now_ms,
+                  const persist::rdb::SaveOptions& rdb) {
   // Each replica's own first line (+FULLRESYNC, or nothing after SYNC).
   for (std::size_t i = 0; i < fds.size(); ++i) {
     if (preambles[i].empty()) continue;
@@ -90,14 +90,14 @@ int send_snapshot(cmd::Server& server, SocketFanout& out, const std::vector<std:
   if (diskless) {
     std::string mark = text::random_hex(40);
     if (!out.write("$EOF:" + mark + "\r\n")) return 1;
-    bool ok = persist::write_dataset(ks, now_ms, [&](std::string_view b) { return out.write(b); });
+    bool ok = persist::rdb::save(ks, now_ms, rdb, [&](std::string_view b) { return out.write(b); });
     return ok && out.write(mark) ? 0 : 1;
   }
   std::string path = "temp-" + std::to_string(::getpid()) + ".streamd-sync";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return 2;
   ::unlink(path.c_str());  // the descriptor keeps it until the child exits
-  bool ok = persist::write_dataset(ks, now_ms, [fd](std::string_view b) {
+  bool ok = persist::rdb::save(ks, now_ms, rdb, [fd](std::string_view b) {
     int err = 0;
     return persist::write_fully(fd, b, &err) == b.size();
   });
@@ -163,6 +163,13 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
   }
   if (fds.empty()) return false;
   int timeout_ms = static_cast<int>(cfg.ref<std::int64_t>("repl-timeout") * 1000);
+  persist::rdb::SaveOptions rdb;
+  rdb.version = static_cast<int>(cfg.ref<std::int64_t>("rdb-version"));
+  // Redis's replication aux fields. The stream names its database first after a full sync
+  // (reset_selected_db below), so the stream db the file records is 0.
+  rdb.aux = {{"repl-stream-db", "0"},
+             {"repl-id", id_.replid},
+             {"repl-offset", std::to_string(id_.offset)}};
   persist::ForkedChild child = persist::fork_snapshot_child(fds);
   if (child.pid < 0) {
     spdlog::warn("Can't start the full synchronization of replicas: fork: {}",
@@ -175,7 +182,7 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
       mine.push_back(persist::kFirstKeptFd + static_cast<int>(i));
     }
     SocketFanout out(mine, timeout_ms);
-    int code = send_snapshot(server_, out, preambles, mine, diskless, now_ms);
+    int code = send_snapshot(server_, out, preambles, mine, diskless, now_ms, rdb);
     persist::report_cow();
     ::_exit(code);
   }

@@ -122,6 +122,7 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
     i.backlog_first_byte_offset = backlog_->first_byte_offset();
     i.backlog_histlen = backlog_->histlen();
   }
+  if (info_hook) info_hook(i);
   return i;
 }
 
@@ -265,6 +266,7 @@ int64_t ReplicationMaster::good_replicas() const {
 }
 
 bool ReplicationMaster::enough_good_replicas() const {
+  if (replica_role_) return true;
   int64_t good = good_replicas();
   return good < 0 || good >= server_.config().ref<std::int64_t>("min-replicas-to-write");
 }
@@ -307,7 +309,7 @@ void ReplicationMaster::ping_replicas(int64_t now_ms) {
 
 void ReplicationMaster::expire_backlog(int64_t now_ms) {
   int64_t ttl_s = server_.config().ref<std::int64_t>("repl-backlog-ttl");
-  if (!backlog_ || !replicas_.empty() || ttl_s == 0) return;
+  if (!backlog_ || !replicas_.empty() || ttl_s == 0 || replica_role_) return;
   if (now_ms - no_replicas_since_ms_ <= ttl_s * 1000) return;
   // Nobody can continue this history without its bytes: a later replica starts a new one.
   id_.reset_history();

@@ -9,6 +9,7 @@ Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 """
 
 import socket
+import subprocess
 import threading
 import time
 import unittest
@@ -171,10 +172,10 @@ class ReplicationMasterTest(unittest.TestCase):
         self.assertEqual(after["master_replid"], replid)
         self.assertNotEqual(before["master_replid"], replid)
         self.assertEqual(offset, 0)
-        # streamd's own snapshot format (until RDB): RESP commands.
-        self.assertTrue(payload.startswith(b"*"), payload[:40])
-        self.assertIn(enc("SET", "a", "1"), payload)
-        self.assertIn(enc("XADD", "s", "1-1", "f", "v"), payload)
+        # An RDB file (rdb-version 12 by default) with the replication aux fields.
+        self.assertTrue(payload.startswith(b"REDIS0012"), payload[:40])
+        self.assertIn(b"repl-id", payload)
+        self.assertIn(replid.encode(), payload)
         # The stream: SELECT first (the replica's database is unknown after a snapshot), the
         # generated ID instead of '*', offsets counted byte for byte.
         wait_for(lambda: info(self.server).get("slave0", "").find("state=online") >= 0,
@@ -204,14 +205,24 @@ class ReplicationMasterTest(unittest.TestCase):
         self.call("SET", "k", "v" * 1000)
         r, _, _, payload, framing = self.full_sync(capas=("psync2",))
         self.assertEqual(framing, "len")
-        self.assertIn(enc("SET", "k", "v" * 1000), payload)
+        self.assertTrue(payload.startswith(b"REDIS"), payload[:40])
 
     def test_disk_based_sync_when_diskless_is_off(self):
         self.call("CONFIG", "SET", "repl-diskless-sync", "no")
+        self.call("CONFIG", "SET", "rdb-version", "10")
         self.call("SET", "k", "v")
+        self.call("XADD", "s", "1-1", "f", "v")
+        self.call("XGROUP", "CREATE", "s", "g", "0")
+        self.call("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">")
         _, _, _, payload, framing = self.full_sync()
         self.assertEqual(framing, "len")
-        self.assertIn(enc("SET", "k", "v"), payload)
+        # RDB 10, what Redis 7.0 reads: Debian's redis-check-rdb accepts it.
+        self.assertTrue(payload.startswith(b"REDIS0010"), payload[:40])
+        path = self.server.workdir / "sync.rdb"
+        path.write_bytes(payload)
+        check = subprocess.run(["redis-check-rdb", str(path)], capture_output=True, timeout=60)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        self.assertIn(b"RDB looks OK", check.stdout)
 
     def test_continue_after_reconnect_sends_exactly_the_missed_bytes(self):
         r, replid, offset, _, _ = self.full_sync()
@@ -307,6 +318,57 @@ class ReplicationMasterTest(unittest.TestCase):
                 break
             got += chunk
         self.assertEqual(got, expected)
+
+
+@needs_streamd
+@unittest.skipUnless(servers.redis_available(), "redis-server not installed")
+class RedisReplicaOfStreamdTest(unittest.TestCase):
+    """Debian's redis-server 7.0.15 started with --replicaof streamd (issue 14's interop item):
+    it loads streamd's RDB 10 full sync, then follows the command stream."""
+
+    def test_redis_7_0_replica_syncs_and_follows(self):
+        master = servers.start_streamd("--appendonly", "no", "--repl-diskless-sync-delay", "0",
+                                       "--rdb-version", "10")
+        self.addCleanup(master.cleanup)
+        m = master.redis_py()
+        self.addCleanup(m.close)
+        m.set("a", "1")
+        m.xadd("s", {"f": "v"}, id="1-1")
+        m.xadd("s", {"f": "w"}, id="2-1")
+        m.xgroup_create("s", "g", id="0")
+        m.xreadgroup("g", "c", {"s": ">"}, count=1)
+        replica = servers.start_redis("--replicaof", "127.0.0.1", str(master.port))
+        self.addCleanup(replica.cleanup)
+        r = replica.redis_py()
+        self.addCleanup(r.close)
+        wait_for(lambda: r.info("replication").get("master_link_status") == "up", timeout=60,
+                 what="redis-server replica link up")
+        self.assertEqual(r.get("a"), b"1")
+        self.assertEqual(r.xrange("s"), m.xrange("s"))
+        self.assertEqual(r.xpending("s", "g")["pending"], 1)
+        # The stream: a generated ID, a group read (propagated as XCLAIM), an ack, a delete.
+        new_id = m.xadd("s", {"f": "x"})
+        m.xreadgroup("g", "c2", {"s": ">"})
+        m.xack("s", "g", "1-1")
+        m.set("b", "2")
+        m.delete("a")
+
+        def caught_up():
+            info = r.info("replication")
+            return info.get("slave_repl_offset") == m.info("replication")["master_repl_offset"]
+
+        wait_for(caught_up, timeout=60, what="replica offset = master offset")
+        self.assertEqual(r.xrange("s"), m.xrange("s"))
+        self.assertEqual(r.xrange("s")[-1][0], new_id)
+        def pel(client):  # without the idle times, which differ by when each side ran
+            return [(e["message_id"], e["consumer"], e["times_delivered"])
+                    for e in client.xpending_range("s", "g", "-", "+", 10)]
+
+        self.assertEqual(pel(r), pel(m))
+        self.assertEqual(len(pel(m)), 2)
+        self.assertEqual(r.get("b"), b"2")
+        self.assertIsNone(r.get("a"))
+        self.assertIn(b"flags=S", m.execute_command("CLIENT", "LIST", "TYPE", "replica"))
 
 
 if __name__ == "__main__":

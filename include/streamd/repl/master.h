@@ -21,6 +21,7 @@
 
 #include <sys/types.h>
 #include <cstdint>
+#include <functional>
 
 #include <optional>
 #include <string>
@@ -107,6 +108,12 @@ class ReplicationMaster final : public cmd::Replication {
   // The next unit starts with SELECT (after a full sync, the replica's db is unknown).
   void reset_selected_db() { selected_db_ = -1; }
   const std::vector<ReplicaLink>& replicas() const { return replicas_; }
+  // The replica side's hooks: while this server replicates from a master, the backlog is kept
+  // (no repl-backlog-ttl: Redis frees it only on masters), min-replicas-to-write does not apply,
+  // and `info_hook` fills the replica fields of INFO / the role (cmd::ReplicationInfo).
+  void set_replica_role(bool replica) { replica_role_ = replica; }
+  bool replica_role() const { return replica_role_; }
+  std::function<void(cmd::ReplicationInfo&)> info_hook;
 
  private:
   void send_to(ReplicaLink& r, std::string_view bytes);
@@ -150,6 +157,7 @@ class ReplicationMaster final : public cmd::Replication {
   int64_t no_replicas_since_ms_ = 0;
   int64_t last_ping_ms_ = 0;
   std::vector<uint64_t> config_listeners_;
+  bool replica_role_ = false;
 };
 
 }  // namespace streamd::repl

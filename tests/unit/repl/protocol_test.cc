@@ -1,0 +1,169 @@
+// The replication protocol through the command layer, in-process: REPLCONF bookkeeping, PSYNC's
+// partial and full paths, the stream a replica's output receives, ACKs, WAIT and
+// min-replicas-to-write on the manual clock. (The forked full sync itself is tested over real
+// sockets: tests/integration/test_replication_master.py.)
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "commands/command_harness.h"
+#include "repl/encode.h"
+#include "streamd/repl/master.h"
+
+namespace streamd::repl {
+namespace {
+
+using test::Decode;
+
+using test_util::enc;
+
+class ReplicationProtocolTest : public ::testing::Test {
+ protected:
+  static constexpr int kReplica = 1;
+
+  ReplicationProtocolTest() : master_(h_.server()) {
+    h_.config().set("appendonly", "no");
+    master_.start();
+    h_.session(kReplica).out = &replica_out_;
+  }
+  std::string info() { return Decode(h_.Run2({"INFO", "replication"})); }
+  // A replica that continues the current history from `offset` (the bytes it lacks next).
+  void attach_continuing(int64_t offset) {
+    EXPECT_EQ(h_.RunRaw({"REPLCONF", "listening-port", "6380"}, resp::Protocol::kResp2, kReplica),
+              "+OK\r\n");
+    EXPECT_EQ(
+        h_.RunRaw({"REPLCONF", "capa", "eof", "capa", "psync2"}, resp::Protocol::kResp2, kReplica),
+        "+OK\r\n");
+    std::string reply = h_.RunRaw({"PSYNC", master_.identity().replid, std::to_string(offset)},
+                                  resp::Protocol::kResp2, kReplica);
+    EXPECT_EQ(reply, "+CONTINUE " + master_.identity().replid + "\r\n");
+  }
+
+  test::CommandHarness h_;
+  ReplicationMaster master_;
+  std::string replica_out_;
+};
+
+TEST_F(ReplicationProtocolTest, FullResyncRequestAttachesAWaitingReplica) {
+  std::string before = master_.identity().replid;
+  // No reply now: +FULLRESYNC comes with the snapshot, from the forked child.
+  EXPECT_EQ(h_.RunRaw({"PSYNC", "?", "-1"}, resp::Protocol::kResp2, kReplica), "");
+  EXPECT_NE(master_.backlog(), nullptr);
+  EXPECT_NE(master_.identity().replid, before);  // a fresh history for the new backlog
+  ASSERT_EQ(master_.replicas().size(), 1u);
+  EXPECT_EQ(master_.replicas()[0].state, ReplicaState::kWaitBgsaveStart);
+  EXPECT_TRUE(h_.session(kReplica).replica);
+  EXPECT_NE(info().find("connected_slaves:1\r\nslave0:ip="), std::string::npos) << info();
+  EXPECT_NE(info().find(",state=wait_bgsave,offset=0,lag=0"), std::string::npos) << info();
+  // ROLE lists online replicas only.
+  EXPECT_EQ(Decode(h_.Run2({"ROLE"})), "[\"master\", (integer) 0, []]");
+  // Writes meanwhile are in the snapshot the child will take, not sent separately.
+  h_.Run({"SET", "a", "b"});
+  EXPECT_EQ(replica_out_, "");
+  // A second SYNC on a replica link is ignored without a reply, as Redis does.
+  EXPECT_EQ(h_.RunRaw({"SYNC"}, resp::Protocol::kResp2, kReplica), "");
+}
+
+TEST_F(ReplicationProtocolTest, ContinueSendsTheBacklogThenTheStream) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "1"});  // offsets 1..50
+  attach_continuing(24);      // it has SELECT 0 (23 bytes) and lacks SET a 1
+  EXPECT_EQ(replica_out_, enc({"SET", "a", "1"}));
+  replica_out_.clear();
+  h_.Run({"SET", "b", "2"});
+  EXPECT_EQ(replica_out_, enc({"SET", "b", "2"}));
+  // Replies to the replica link are never sent, its ACK included.
+  EXPECT_EQ(h_.RunRaw({"REPLCONF", "ACK", "77"}, resp::Protocol::kResp2, kReplica), "");
+  EXPECT_EQ(h_.RunRaw({"PING"}, resp::Protocol::kResp2, kReplica), "");
+  EXPECT_EQ(Decode(h_.Run2({"ROLE"})),
+            "[\"master\", (integer) 77, [[\"127.0.0.1\", \"6380\", \"77\"]]]")
+      << "(the harness session's address decides the ip)";
+}
+
+TEST_F(ReplicationProtocolTest, PsyncOutsideTheHistoryOrTheBacklogIsAFullResync) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "1"});
+  // An offset past the end (51 is the next byte; 52 was never written).
+  EXPECT_EQ(h_.RunRaw({"PSYNC", master_.identity().replid, "52"}, resp::Protocol::kResp2, kReplica),
+            "");
+  EXPECT_EQ(master_.replicas()[0].state, ReplicaState::kWaitBgsaveStart);
+  EXPECT_EQ(h_.RunRaw({"PSYNC", "x", "y"}, resp::Protocol::kResp2, 2),
+            "-ERR value is not an integer or out of range\r\n");
+}
+
+TEST_F(ReplicationProtocolTest, ThePromotedHistoryContinuesUnderReplid2) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "1"});
+  std::string old = master_.identity().replid;
+  master_.promote();
+  std::string reply =
+      h_.RunRaw({"PSYNC", old, "51"}, resp::Protocol::kResp2, kReplica);  // without capa psync2
+  EXPECT_EQ(reply, "+CONTINUE\r\n");
+}
+
+TEST_F(ReplicationProtocolTest, WaitCountsAcksAndBlocksUntilThem) {
+  master_.create_backlog();
+  attach_continuing(1);
+  h_.Run({"SET", "a", "1"});
+  EXPECT_EQ(h_.session().repl_offset, 50);
+  h_.Run({"SET", "a", "2"}, resp::Protocol::kResp3, 3);
+  int64_t target = master_.offset();
+  EXPECT_EQ(h_.session(3).repl_offset, target);
+  // Not acknowledged yet: WAIT blocks and asks the replicas.
+  replica_out_.clear();
+  EXPECT_EQ(h_.RunRaw({"WAIT", "1", "1000"}), "");
+  EXPECT_TRUE(h_.session().blocked != nullptr);
+  EXPECT_EQ(replica_out_, enc({"REPLCONF", "GETACK", "*"}));
+  // A second WAIT at the same stream position does not ask again.
+  EXPECT_EQ(h_.RunRaw({"WAIT", "1", "1000"}, resp::Protocol::kResp3, 3), "");
+  EXPECT_EQ(replica_out_, enc({"REPLCONF", "GETACK", "*"}));
+  // The ACK wakes both with the count.
+  std::string woken;
+  h_.session().out = &woken;
+  h_.RunRaw({"REPLCONF", "ACK", std::to_string(target)}, resp::Protocol::kResp2, kReplica);
+  h_.dispatcher().after_batch();
+  EXPECT_EQ(woken, ":1\r\n");
+  EXPECT_EQ(h_.session().blocked, nullptr);
+  EXPECT_EQ(h_.session(3).blocked, nullptr);
+  // Already covered: at once. More than there are: the count at the timeout.
+  EXPECT_EQ(h_.Run2({"WAIT", "1", "0"}), ":1\r\n");
+  woken.clear();
+  EXPECT_EQ(h_.RunRaw({"WAIT", "2", "100"}), "");
+  h_.Advance(100);
+  h_.dispatcher().after_batch();
+  EXPECT_EQ(woken, ":1\r\n");
+}
+
+TEST_F(ReplicationProtocolTest, MinReplicasToWrite) {
+  ASSERT_EQ(h_.config().set("min-replicas-to-write", "1"), std::nullopt);
+  EXPECT_EQ(h_.Run2({"SET", "a", "1"}), "-NOREPLICAS Not enough good replicas to write.\r\n");
+  EXPECT_EQ(h_.Run2({"GET", "a"}), "$-1\r\n");
+  EXPECT_NE(info().find("min_slaves_good_slaves:0"), std::string::npos);
+  master_.create_backlog();
+  attach_continuing(1);
+  EXPECT_EQ(h_.Run2({"SET", "a", "1"}), "+OK\r\n");
+  // Silent for more than min-replicas-max-lag (10 s): not a good replica any more.
+  h_.Advance(11000);
+  EXPECT_EQ(h_.Run2({"SET", "a", "2"}), "-NOREPLICAS Not enough good replicas to write.\r\n");
+  h_.RunRaw({"REPLCONF", "ACK", "1"}, resp::Protocol::kResp2, kReplica);
+  EXPECT_EQ(h_.Run2({"SET", "a", "2"}), "+OK\r\n");
+}
+
+TEST_F(ReplicationProtocolTest, PingsAndTimeoutsFollowTheClock) {
+  master_.create_backlog();
+  attach_continuing(1);
+  replica_out_.clear();
+  h_.Advance(10000);
+  h_.Cron();
+  EXPECT_EQ(replica_out_, enc({"PING"}));
+  EXPECT_EQ(master_.offset(), 14);
+  // repl-timeout (60 s) without an ACK: the link is closed.
+  bool killed = false;
+  h_.session(kReplica).kill = [&] { killed = true; };
+  h_.Advance(51000);
+  h_.Cron();
+  EXPECT_TRUE(killed);
+}
+
+}  // namespace
+}  // namespace streamd::repl
