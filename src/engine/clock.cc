@@ -14,4 +14,9 @@ int64_t SystemClock::now_us() const {
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+int64_t monotonic_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace streamd::engine

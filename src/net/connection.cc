@@ -172,11 +172,14 @@ bool Connection::take_input(std::size_t n) {
   in_.commit(n);
   cmd::Session& s = *session_;
   s.net_in += n;
-  fe_.server().stats().net_input_bytes += n;
+  cmd::Stats& st = fe_.server().stats();
+  st.net_input_bytes += n;
+  ++st.total_reads;
   s.last_interaction_ms = fe_.server().clock().now_ms();
   if (in_.size() > fe_.settings().client_query_buffer_limit) {
     spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={})", describe(),
                  in_.size());
+    ++st.client_query_limit_disconnections;
     close();
     return false;
   }
@@ -422,7 +425,14 @@ void Connection::after_drain() {
     close();
     return;
   }
-  if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
+  // A buffer that grew past its resting capacity for a burst is released once drained (INFO's
+  // reply_buffer_expands / _shrinks count these episodes).
+  if (out_.capacity() > kKeepOutputCapacity) {
+    cmd::Stats& st = fe_.server().stats();
+    ++st.reply_buffer_expands;
+    ++st.reply_buffer_shrinks;
+    std::string().swap(out_);
+  }
   if (wbuf_.capacity() > kKeepOutputCapacity) std::string().swap(wbuf_);
   if (reader_parked_) wake_.cancel();
   update_session_counters();
@@ -432,7 +442,9 @@ void Connection::after_drain() {
 void Connection::account_output(std::size_t n) {
   if (!session_) return;
   session_->net_out += n;
-  fe_.server().stats().net_output_bytes += n;
+  cmd::Stats& st = fe_.server().stats();
+  st.net_output_bytes += n;
+  ++st.total_writes;
 }
 
 void Connection::update_session_counters() {

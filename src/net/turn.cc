@@ -19,6 +19,7 @@
 //   whole pause: issue 16's fan-out tail.)
 #include <asio/post.hpp>
 
+#include "streamd/commands/core/server.h"
 #include "streamd/net/connection.h"
 #include "streamd/net/front_end.h"
 
@@ -33,6 +34,9 @@ void FrontEnd::end_turn() {
       serve_wakeups();
       write_pending();
     } while (!waking_.empty());
+    cmd::Stats& st = server().stats();
+    ++st.eventloop_cycles;
+    st.eventloop_us += static_cast<uint64_t>(engine::monotonic_us() - turn_start_us_);
   }
   --turn_depth_;
 }

@@ -18,6 +18,7 @@
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
+#include "streamd/engine/clock.h"
 #include "streamd/persist/aof_loader.h"
 #include "streamd/persist/dataset_writer.h"
 #include "streamd/persist/file_util.h"

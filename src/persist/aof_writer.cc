@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "streamd/engine/clock.h"
 #include "streamd/persist/file_util.h"
 #include "streamd/resp/command_encoder.h"
 
@@ -21,11 +22,6 @@ constexpr int64_t kErrorLogPeriodMs = 30000;
 int64_t mono_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-int64_t mono_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -133,14 +129,14 @@ void AofWriter::raise_synced(uint64_t to) {
 AofWriter::SyncTimes AofWriter::sync() {
   SyncTimes t;
   if (!buf_.empty() && fd_ >= 0) {
-    int64_t t0 = mono_us();
+    int64_t t0 = engine::monotonic_us();
     write_buffer();
-    t.write_us = mono_us() - t0;
+    t.write_us = engine::monotonic_us() - t0;
   }
   if (policy_ != FsyncPolicy::kAlways || write_errno_ != 0 || fd_ < 0) return t;
   uint64_t w = written_seq_.load();
   if (synced_seq_.load() >= w) return t;
-  int64_t t0 = mono_us();
+  int64_t t0 = engine::monotonic_us();
   if (int e = sync_file(fd_); e != 0) {
     // The kernel may have dropped the pages it failed to write: retrying fsync could report
     // success for data that is not on disk. Exit without acknowledging anything (as Redis does).
@@ -149,7 +145,7 @@ AofWriter::SyncTimes AofWriter::sync() {
         std::strerror(e));
     std::exit(1);
   }
-  t.fsync_us = mono_us() - t0;
+  t.fsync_us = engine::monotonic_us() - t0;
   raise_synced(w);
   return t;
 }

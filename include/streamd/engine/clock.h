@@ -19,6 +19,10 @@ class SystemClock final : public Clock {
   int64_t now_us() const override;
 };
 
+// Microseconds on the monotonic clock, for measuring durations (command and event-loop times,
+// fsync and fork latency): never for times a client sees, which come from a Clock.
+int64_t monotonic_us();
+
 // A clock that only moves when told to (tests).
 class ManualClock final : public Clock {
  public:

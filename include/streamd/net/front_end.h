@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "streamd/engine/clock.h"
 #include "streamd/net/io_batch.h"
 #include "streamd/net/poller.h"
 #include "streamd/net/settings.h"
@@ -105,7 +106,9 @@ class FrontEnd {
   // turn run together at its end, then the commands they bring, then every queued write, each
   // group in one IoBatch; the clients woken during the turn are served before its writes.
   // Outside a turn a queued write or wake-up gets a turn of its own, posted.
-  void begin_turn() { ++turn_depth_; }
+  void begin_turn() {
+    if (turn_depth_++ == 0) turn_start_us_ = engine::monotonic_us();
+  }
   void end_turn();
   // Reads into `buf` for `c` at the end of the turn; c->on_read_done gets the result.
   void queue_read(std::shared_ptr<Connection> c, char* buf, std::size_t len);
@@ -166,6 +169,7 @@ class FrontEnd {
   std::vector<std::shared_ptr<Connection>> held_;
   IoBatch io_batch_;
   int turn_depth_ = 0;
+  int64_t turn_start_us_ = 0;  // when the outermost turn began (INFO's eventloop_* fields)
   // Connections with a read queued in io_batch_ (its tag is the index here), with output to
   // write at the end of the turn, and woken (blocked clients served, MONITOR lines).
   std::vector<std::shared_ptr<Connection>> reading_;

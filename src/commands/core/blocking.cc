@@ -6,6 +6,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/resp/reply_writer.h"
+#include "streamd/text/ascii.h"
 
 namespace streamd::cmd {
 
@@ -135,6 +136,19 @@ int64_t BlockingRegistry::next_deadline() const {
   int64_t t = deadlines_.empty() ? 0 : deadlines_.begin()->first;
   if (!wakeups_.empty() && (t == 0 || wakeups_.begin()->first < t)) t = wakeups_.begin()->first;
   return t;
+}
+
+BlockingRegistry::KeyCounts BlockingRegistry::key_counts() const {
+  KeyCounts n;
+  n.keys = waiters_.size();
+  for (const auto& [key, fifo] : waiters_) {
+    bool on_nokey = std::any_of(fifo.begin(), fifo.end(), [](const Session* s) {
+      return s->blocked && !s->blocked->argv.empty() &&
+             text::iequals(s->blocked->argv[0], "xreadgroup");
+    });
+    if (on_nokey) ++n.keys_on_nokey;
+  }
+  return n;
 }
 
 }  // namespace streamd::cmd

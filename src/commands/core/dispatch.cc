@@ -8,16 +8,12 @@
 #include "streamd/commands/core/propagation_rewrite.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/monitor.h"
+#include "streamd/engine/clock.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::cmd {
 
 namespace {
-
-int64_t monotonic_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -194,9 +190,9 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   uint64_t changes_before = server_.changes();
   int db_before = s.db;
   server_.begin_unit();
-  int64_t t0 = monotonic_us();
+  int64_t t0 = engine::monotonic_us();
   spec.handler(ctx);
-  int64_t dur = monotonic_us() - t0;
+  int64_t dur = engine::monotonic_us() - t0;
   // A write that changed something propagates its own argv unless it gave explicit records (a
   // command that parks the client has not done its work yet).
   if (!ctx.explicit_propagation && !ctx.block_requested && (spec.flags & kWrite) &&
@@ -231,6 +227,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
   CommandStats& cs = st.commands[spec.full_name];
   ++cs.calls;
   cs.usec += static_cast<uint64_t>(dur);
+  st.eventloop_cmd_us += static_cast<uint64_t>(dur);
   // Redis measures in microseconds and records nanoseconds: the histogram then holds what
   // Redis's would for the same durations.
   if (server_.config().latency_tracking()) {

@@ -1,4 +1,5 @@
 #include "streamd/commands/core/server.h"
+#include "streamd/engine/clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -147,24 +148,32 @@ void Server::on_db_flushed(int db) {
   }
 }
 
+namespace {
+// Rounds of active-expiry sampling per database and cron tick (INFO's
+// expired_time_cap_reached_count counts the ticks that stopped at this bound).
+constexpr int kExpireRounds = 16;
+}  // namespace
+
 void Server::cron() {
   int64_t now = clock_.now_ms();
-  stats_.sample_ops(now);
+  stats_.sample(now);
   if (persistence_) persistence_->cron(now);
   if (replication_) replication_->cron(now);
-  auto t0 = std::chrono::steady_clock::now();
+  int64_t t0 = engine::monotonic_us();
   for (int i = 0; i < keyspace_.databases(); ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
     // with a bounded number of rounds so one cron tick stays short.
-    for (int round = 0; round < 16 && db.expires() > 0; ++round) {
+    int round = 0;
+    for (; round < kExpireRounds && db.expires() > 0; ++round) {
       if (db.active_expire_cycle(20) < 5) break;
     }
+    if (round == kExpireRounds) ++stats_.expired_time_cap_reached;
   }
+  int64_t us = engine::monotonic_us() - t0;
+  stats_.expire_cycle_us += static_cast<uint64_t>(us);
   // The latency monitor's expire-cycle event: the active expiry just done, in milliseconds.
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-          .count();
+  int64_t ms = us / 1000;
   stats_.latency.add_if_needed("expire-cycle", ms, now / 1000, cfg_.latency_monitor_threshold());
 }
 

@@ -27,8 +27,10 @@ std::string_view requirepass(Context& ctx) {
 // AUTH / HELLO AUTH: true if the pair is valid (and the session is then authenticated).
 bool authenticate(Context& ctx, std::string_view user, std::string_view pass) {
   std::string_view required = requirepass(ctx);
-  if (user != "default") return false;
-  if (!required.empty() && pass != required) return false;
+  if (user != "default" || (!required.empty() && pass != required)) {
+    ++ctx.server.stats().acl_denied_auth;  // INFO's acl_access_denied_auth
+    return false;
+  }
   ctx.session.authenticated = true;
   return true;
 }

@@ -1,5 +1,6 @@
-// INFO [section ...]: the sections and fields of redis-server 7.0.15, in its order, with the
-// values streamd has. Fields about features streamd does not have (RDB saving, replicas, Lua,
+// INFO [section ...]: the sections and fields of the newest Redis (7.4 / main: listener lines,
+// pubsub_clients, eventloop_*, acl_access_denied_* ...), in its order, with the values streamd
+// has. Fields about features streamd does not have (RDB saving, replicas, Lua,
 // eviction, I/O threads) report them as absent or idle: zero counters, "no-failover", role master.
 // Fields Redis derives from its allocator come from glibc (mallinfo2) and /proc.
 #include <fmt/format.h>
@@ -153,14 +154,27 @@ void server_section(Context& ctx, Section& s) {
   s.add("executable", executable_path());
   s.add("config_file", cfg.config_file());
   s.add("io_threads_active", 0);
+  // Redis 7.2+'s listener lines, one per kind that is on. The number is Redis's connection-type
+  // index (tcp 0, unix 1, tls 2: their registration order), not a count.
+  std::string binds;
+  for (const std::string& b : cfg.bind()) binds += fmt::format(",bind={}", b);
+  if (cfg.port() != 0) s.add("listener0", fmt::format("name=tcp{},port={}", binds, cfg.port()));
+  if (!cfg.unixsocket().empty()) {
+    s.add("listener1", fmt::format("name=unix,bind={}", cfg.unixsocket()));
+  }
+  if (int64_t tls = cfg.ref<std::int64_t>("tls-port"); tls != 0) {
+    s.add("listener2", fmt::format("name=tls{},port={}", binds, tls));
+  }
 }
 
 void clients_section(Context& ctx, Section& s) {
-  std::size_t max_in = 0, max_out = 0, with_timeout = 0;
+  std::size_t max_in = 0, max_out = 0, with_timeout = 0, pubsub = 0, watching = 0;
   for (const auto& [id, sess] : ctx.server.sessions()) {
     max_in = std::max(max_in, sess->query_buffer);
     max_out = std::max(max_out, sess->output_buffer);
     if (sess->blocked && sess->blocked->deadline_ms > 0) ++with_timeout;
+    if (subscribed(*sess)) ++pubsub;
+    if (!sess->watched.empty()) ++watching;
   }
   s.add("connected_clients", ctx.server.sessions().size());
   s.add("cluster_connections", 0);
@@ -169,7 +183,17 @@ void clients_section(Context& ctx, Section& s) {
   s.add("client_recent_max_output_buffer", max_out);
   s.add("blocked_clients", ctx.server.blocking().blocked_clients());
   s.add("tracking_clients", 0);
+  s.add("pubsub_clients", pubsub);
+  s.add("watching_clients", watching);
   s.add("clients_in_timeout_table", with_timeout);
+  s.add("total_watched_keys", ctx.server.watched_keys());
+  BlockingRegistry::KeyCounts blocking = ctx.server.blocking().key_counts();
+  s.add("total_blocking_keys", blocking.keys);
+  s.add("total_blocking_keys_on_nokey", blocking.keys_on_nokey);
+}
+
+std::string kbps(double bytes_per_sec) {
+  return fmt::format("{:.2f}", bytes_per_sec / 1024);
 }
 
 std::string ratio(uint64_t a, uint64_t b) {
@@ -211,6 +235,7 @@ void memory_section(Context& ctx, Section& s) {
   s.add("allocator_allocated", used);
   s.add("allocator_active", active);
   s.add("allocator_resident", rss);
+  s.add("allocator_muzzy", 0);  // a jemalloc state; glibc has none (Redis built with libc says 0)
   s.add("total_system_memory", total_system_memory());
   s.add("total_system_memory_human", human(total_system_memory()));
   // No scripting engine: nothing is used by Lua or functions.
@@ -246,6 +271,8 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_cluster_links", 0);
   s.add("mem_aof_buffer", 0);
   s.add("mem_allocator", "libc");
+  // Redis's incremental rehashing; the keyspace's tables rehash at once, so nothing is held.
+  s.add("mem_overhead_db_hashtable_rehashing", 0);
   s.add("active_defrag_running", 0);
   s.add("lazyfree_pending_objects", 0);
   s.add("lazyfreed_objects", 0);
@@ -317,20 +344,22 @@ void stats_section(Context& ctx, Section& s) {
   s.add("total_net_output_bytes", st.net_output_bytes);
   s.add("total_net_repl_input_bytes", 0);
   s.add("total_net_repl_output_bytes", 0);
-  s.add("instantaneous_input_kbps", "0.00");
-  s.add("instantaneous_output_kbps", "0.00");
+  s.add("instantaneous_input_kbps", kbps(st.rate(&Stats::Sample::net_in)));
+  s.add("instantaneous_output_kbps", kbps(st.rate(&Stats::Sample::net_out)));
   s.add("instantaneous_input_repl_kbps", "0.00");
   s.add("instantaneous_output_repl_kbps", "0.00");
   s.add("rejected_connections", st.rejected_connections);
   s.add("sync_full", 0);
   s.add("sync_partial_ok", 0);
   s.add("sync_partial_err", 0);
+  s.add("expired_subkeys", 0);  // hash-field expiry (7.4): streamd holds no hashes
   s.add("expired_keys", st.expired_keys);
   s.add("expired_stale_perc", "0.00");
-  s.add("expired_time_cap_reached_count", 0);
-  s.add("expire_cycle_cpu_milliseconds", 0);
+  s.add("expired_time_cap_reached_count", st.expired_time_cap_reached);
+  s.add("expire_cycle_cpu_milliseconds", st.expire_cycle_us / 1000);
   s.add("evicted_keys", 0);
   s.add("evicted_clients", 0);
+  s.add("evicted_scripts", 0);  // no scripting engine
   s.add("total_eviction_exceeded_time", 0);
   s.add("current_eviction_exceeded_time", 0);
   s.add("keyspace_hits", st.keyspace_hits);
@@ -355,8 +384,25 @@ void stats_section(Context& ctx, Section& s) {
   s.add("unexpected_error_replies", 0);
   s.add("total_error_replies", st.total_error_replies);
   s.add("dump_payload_sanitizations", 0);
+  s.add("total_reads_processed", st.total_reads);
+  s.add("total_writes_processed", st.total_writes);
   s.add("io_threaded_reads_processed", 0);
   s.add("io_threaded_writes_processed", 0);
+  s.add("client_query_buffer_limit_disconnections", st.client_query_limit_disconnections);
+  s.add("client_output_buffer_limit_disconnections", st.client_output_limit_disconnections);
+  s.add("reply_buffer_shrinks", st.reply_buffer_shrinks);
+  s.add("reply_buffer_expands", st.reply_buffer_expands);
+  s.add("eventloop_cycles", st.eventloop_cycles);
+  s.add("eventloop_duration_sum", st.eventloop_us);
+  s.add("eventloop_duration_cmd_sum", st.eventloop_cmd_us);
+  s.add("instantaneous_eventloop_cycles_per_sec",
+        static_cast<long long>(st.rate(&Stats::Sample::cycles)));
+  s.add("instantaneous_eventloop_duration_usec", st.recent_cycle_us());
+  s.add("acl_access_denied_auth", st.acl_denied_auth);
+  // Only the default user, with no command, key or channel rules: nothing else can be denied.
+  s.add("acl_access_denied_cmd", 0);
+  s.add("acl_access_denied_key", 0);
+  s.add("acl_access_denied_channel", 0);
   // streamd's own (STREAMD.DEADLETTER), after Redis's fields: entries moved to dead-letter
   // streams since the server started.
   s.add("streamd_dead_lettered_entries", st.dead_lettered);

@@ -117,6 +117,44 @@ TEST_F(ServerTest, InfoCommandAndErrorStats) {
   EXPECT_EQ(Info({"errorstats"}), "# Errorstats\r\n");
 }
 
+// The fields Redis 7.2/7.4 added to INFO clients and stats count what happened (a hard-coded 0
+// would pass a field-name comparison: these check the values).
+TEST_F(ServerTest, InfoNewestClientAndStatsFieldsCount) {
+  auto has = [](const std::string& text, const std::string& field) {
+    return text.find("\r\n" + field + "\r\n") != std::string::npos;
+  };
+  std::string text = Info({"clients"});
+  for (std::string f : {"pubsub_clients:0", "watching_clients:0", "total_watched_keys:0",
+                        "total_blocking_keys:0", "total_blocking_keys_on_nokey:0"}) {
+    EXPECT_TRUE(has(text, f)) << f << " in\n" << text;
+  }
+  EXPECT_EQ(Run({"SUBSCRIBE", "ch"}, 1).substr(0, 4), "*3\r\n");
+  EXPECT_EQ(Run({"WATCH", "a", "b"}, 2), "+OK\r\n");
+  EXPECT_EQ(Run({"WATCH", "a"}, 3), "+OK\r\n");
+  EXPECT_EQ(Run({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}), "+OK\r\n");
+  EXPECT_EQ(h.RunRaw({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"},
+                     Protocol::kResp2, 4),
+            "");
+  EXPECT_EQ(h.RunRaw({"XREAD", "BLOCK", "0", "STREAMS", "s", "t", "$", "$"}, Protocol::kResp2, 5),
+            "");
+  text = Info({"clients"});
+  for (std::string f :
+       {"pubsub_clients:1", "watching_clients:2", "total_watched_keys:2", "blocked_clients:2",
+        "total_blocking_keys:2", "total_blocking_keys_on_nokey:1"}) {
+    EXPECT_TRUE(has(text, f)) << f << " in\n" << text;
+  }
+
+  EXPECT_EQ(Run({"CONFIG", "SET", "requirepass", "secret"}), "+OK\r\n");
+  EXPECT_EQ(Run({"AUTH", "wrong"}, 6).substr(0, 10), "-WRONGPASS");
+  EXPECT_EQ(Run({"AUTH", "nosuchuser", "secret"}, 6).substr(0, 10), "-WRONGPASS");
+  EXPECT_EQ(Run({"AUTH", "secret"}, 6), "+OK\r\n");
+  text = Info({"stats"});
+  EXPECT_TRUE(has(text, "acl_access_denied_auth:2")) << text;
+  EXPECT_TRUE(has(text, "acl_access_denied_cmd:0")) << text;
+  EXPECT_EQ(Run({"CONFIG", "RESETSTAT"}, 6), "+OK\r\n");
+  EXPECT_TRUE(has(Info({"stats"}), "acl_access_denied_auth:0"));
+}
+
 TEST_F(ServerTest, Time) {
   h.clock().advance(1234);
   EXPECT_EQ(Run({"TIME"}), "*2\r\n$10\r\n1700000001\r\n$6\r\n234000\r\n");

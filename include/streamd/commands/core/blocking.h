@@ -57,6 +57,14 @@ class BlockingRegistry {
   int64_t next_deadline() const;
   std::size_t blocked_clients() const { return blocked_count_; }
   std::size_t keys_with_waiters() const { return waiters_.size(); }
+  // INFO's total_blocking_keys and total_blocking_keys_on_nokey: keys someone waits on, and
+  // those among them with a client that must also be woken when the key goes away (XREADGROUP,
+  // whose re-run then answers NOGROUP or WRONGTYPE). Walks the wait lists: for INFO only.
+  struct KeyCounts {
+    std::size_t keys = 0;
+    std::size_t keys_on_nokey = 0;
+  };
+  KeyCounts key_counts() const;
 
  private:
   static std::string key_id(int db, std::string_view key);

@@ -55,6 +55,8 @@ class Server final : public engine::KeyObserver {
   // WATCH bookkeeping.
   void watch(Session& s, int db, std::string_view key);
   void unwatch_all(Session& s);
+  // Distinct (db, key) pairs some client watches (INFO's total_watched_keys).
+  std::size_t watched_keys() const { return watchers_.size(); }
 
   // A key's value changed (or the key was deleted): breaks WATCHes and wakes blocked readers.
   // Commands call this after every write, like Redis's signalModifiedKey.

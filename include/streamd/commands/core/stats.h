@@ -40,16 +40,39 @@ struct Stats {
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t expired_keys = 0;
+  uint64_t expire_cycle_us = 0;           // time spent in active expiry (cron)
+  uint64_t expired_time_cap_reached = 0;  // active-expiry ticks that hit their round bound
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
   uint64_t client_output_limit_disconnections = 0;
   uint64_t dead_lettered = 0;  // entries moved to dead-letter streams (STREAMD.DEADLETTER)
+  uint64_t client_query_limit_disconnections = 0;
+  // Read and write operations the network layer completed (Redis's total_reads_processed /
+  // total_writes_processed: one per read or write it issues, whatever the byte count).
+  uint64_t total_reads = 0;
+  uint64_t total_writes = 0;
+  // A connection's output buffer grown beyond / released back to its resting capacity.
+  uint64_t reply_buffer_expands = 0;
+  uint64_t reply_buffer_shrinks = 0;
+  // The event loop: one cycle per turn of client I/O (net/turn.cc), its time in microseconds,
+  // and the part of it spent running commands.
+  uint64_t eventloop_cycles = 0;
+  uint64_t eventloop_us = 0;
+  uint64_t eventloop_cmd_us = 0;
+  // AUTH / HELLO AUTH attempts refused (acl_access_denied_auth). streamd has only the default
+  // user and no ACL rules, so no command, key or channel can be denied.
+  uint64_t acl_denied_auth = 0;
   // Keyed by full command name ("xgroup|create"), sorted as INFO lists them.
   std::map<std::string, CommandStats> commands;
   std::map<std::string, uint64_t> errors;  // error code ("ERR", "WRONGTYPE") → count
 
-  // instantaneous_ops_per_sec: samples of total_commands taken by cron.
-  std::deque<std::pair<int64_t, uint64_t>> ops_samples;
+  // The instantaneous_* rates: cron samples the counters (Redis keeps 16 samples, one per
+  // 100 ms, and reports the average rate over them).
+  struct Sample {
+    int64_t ms;
+    uint64_t commands, net_in, net_out, cycles, loop_us;
+  };
+  std::deque<Sample> samples;
 
   std::deque<SlowlogEntry> slowlog;
   uint64_t slowlog_next_id = 0;
@@ -59,8 +82,12 @@ struct Stats {
   LatencyMonitor latency;
 
   void reset();  // CONFIG RESETSTAT
-  double ops_per_sec() const;
-  void sample_ops(int64_t now_ms);
+  void sample(int64_t now_ms);
+  // Per second over the sampled window, of the counter `field` picks.
+  double rate(uint64_t Sample::*field) const;
+  double ops_per_sec() const { return rate(&Sample::commands); }
+  // instantaneous_eventloop_duration_usec: mean cycle time over the window (0 without cycles).
+  uint64_t recent_cycle_us() const;
 };
 
 }  // namespace streamd::cmd
