@@ -76,7 +76,10 @@ TEST(RdbEncoding, LengthsUseEachWidth) {
     EXPECT_EQ(r.len(), c.v);
     EXPECT_TRUE(r.ok() && r.at_end());
   }
-  Reader bad(bytes({0x80, 0x01}));
+  // The Reader views its input: the bytes must outlive it (a temporary here was a
+  // stack-use-after-scope under ASan).
+  const std::string truncated = bytes({0x80, 0x01});
+  Reader bad(truncated);
   bad.len();
   EXPECT_FALSE(bad.ok());
 }
@@ -115,7 +118,8 @@ TEST(RdbEncoding, StringsUseRedisEncodings) {
   r.string(scratch);
   EXPECT_FALSE(r.ok());
   // A plain length beyond the input.
-  Reader r2(bytes({0x05, 'a'}));
+  const std::string short_plain = bytes({0x05, 'a'});
+  Reader r2(short_plain);
   r2.string(scratch);
   EXPECT_FALSE(r2.ok());
 }
