@@ -6,23 +6,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "streamd/engine/clock.h"
 #include "streamd/persist/file_util.h"
 
 namespace streamd::persist {
 
 namespace {
-
-int64_t mono_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 // Closes every descriptor from `first` on.
 void close_from(int first) {
@@ -71,7 +66,7 @@ ForkedChild fork_snapshot_child(std::span<const int> keep) {
   pid_t parent = ::getpid();
   int pfd[2] = {-1, -1};
   bool have_pipe = ::pipe2(pfd, O_CLOEXEC | O_NONBLOCK) == 0;
-  int64_t t0 = mono_us();
+  int64_t t0 = engine::monotonic_us();
   c.pid = ::fork();
   if (c.pid < 0) {
     int e = errno;
@@ -90,7 +85,7 @@ ForkedChild fork_snapshot_child(std::span<const int> keep) {
     arrange_descriptors(have_pipe ? pfd[1] : -1, keep);
     return c;
   }
-  c.fork_us = mono_us() - t0;
+  c.fork_us = engine::monotonic_us() - t0;
   if (have_pipe) {
     ::close(pfd[1]);
     c.report_fd = pfd[0];
