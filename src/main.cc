@@ -27,6 +27,7 @@
 #include "streamd/persist/aof_service.h"
 #include "streamd/persist/check_aof.h"
 #include "streamd/repl/master.h"
+#include "streamd/repl/replica.h"
 #include "streamd/rest/rest_server.h"
 
 namespace {
@@ -189,7 +190,11 @@ int main(int argc, char** argv) {
   // Replication (repl/master.h): attached after loading, so the loaded data is not streamed.
   repl::ReplicationMaster replication(server);
   replication.start();
+  // The replica side (replicaof, REPLICAOF): its link shares the event loop.
+  repl::Replica replica(io, server, dispatcher, replication);
+  replica.start();
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
+  front_end.add_shutdown_hook([&replica] { replica.shutdown(); });
   front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
   front_end.add_shutdown_hook([&metrics_server] { metrics_server.shutdown(); });
 

@@ -12,6 +12,7 @@
 #include "messages.h"
 #include "streamd/config/directive.h"
 #include "streamd/config/syntax.h"
+#include "streamd/text/ascii.h"
 
 namespace streamd::config {
 
@@ -341,8 +342,30 @@ std::vector<std::string> globs_rewrite(const Value& v, const Value& def, bool in
   return {list.empty() ? std::string("\"\"") : join(args)};
 }
 
+// ---- replicaof: "<host> <port>", or nothing (a master; "no one" in a config line) ----
+
+std::optional<std::string> replicaof_parse(std::span<const std::string> args, Value& v, bool) {
+  std::vector<std::string> out;
+  if (args.size() == 2 && !(text::iequals(args[0], "no") && text::iequals(args[1], "one"))) {
+    out.assign(args.begin(), args.end());
+  } else if (!(args.empty() || (args.size() == 1 && args[0].empty()) || args.size() == 2)) {
+    return std::string(msg::kSyntaxError);
+  }
+  v = std::move(out);
+  return std::nullopt;
+}
+
+std::vector<std::string> replicaof_rewrite(const Value& v, const Value&, bool) {
+  // Written only while this server is a replica (Redis removes the line otherwise).
+  const auto& list = std::get<std::vector<std::string>>(v);
+  if (list.size() != 2) return {};
+  return {rewrite_arg(list[0]) + " " + rewrite_arg(list[1])};
+}
+
 }  // namespace
 
+const SpecialCodec kReplicaofCodec{
+    globs_initial, replicaof_parse, bind_format, replicaof_rewrite, 2, 2, true};
 const SpecialCodec kBindCodec{bind_initial, bind_parse, bind_format, bind_rewrite, 0,
                               kUnbounded,   true};
 const SpecialCodec kSaveCodec{save_initial, save_parse, save_format, save_rewrite, 0,

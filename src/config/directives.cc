@@ -88,6 +88,12 @@ constexpr std::uint64_t kMb = 1024 * 1024;
 constexpr std::string_view kPingReplicaAliases[] = {"repl-ping-slave-period"};
 constexpr std::string_view kMinReplicasAliases[] = {"min-slaves-to-write"};
 constexpr std::string_view kMinReplicasLagAliases[] = {"min-slaves-max-lag"};
+constexpr std::string_view kReplicaofAliases[] = {"slaveof"};
+constexpr std::string_view kReplicaReadOnlyAliases[] = {"slave-read-only"};
+constexpr std::string_view kServeStaleAliases[] = {"slave-serve-stale-data"};
+constexpr std::string_view kReplicaPriorityAliases[] = {"slave-priority"};
+constexpr std::string_view kAnnounceIpAliases[] = {"slave-announce-ip"};
+constexpr std::string_view kAnnouncePortAliases[] = {"slave-announce-port"};
 
 const Directive kDirectives[] = {
     // ---- network ----
@@ -185,6 +191,17 @@ const Directive kDirectives[] = {
     int_row("repl-timeout", "60", 1, kIntMax),
     int_row("min-replicas-to-write", "0", 0, kIntMax).with_aliases(kMinReplicasAliases),
     int_row("min-replicas-max-lag", "10", 0, kIntMax).with_aliases(kMinReplicasLagAliases),
+    // The replica side. replicaof is "<host> <port>" or empty; REPLICAOF changes it at runtime
+    // (CONFIG SET refuses it, as Redis's immutable config).
+    special_row("replicaof", "", kReplicaofCodec).immutable().with_aliases(kReplicaofAliases),
+    string_row("masterauth", ""),
+    string_row("masteruser", ""),
+    bool_row("replica-read-only", "yes").with_aliases(kReplicaReadOnlyAliases),
+    bool_row("replica-serve-stale-data", "yes").with_aliases(kServeStaleAliases),
+    int_row("replica-priority", "100", 0, kIntMax).with_aliases(kReplicaPriorityAliases),
+    string_row("replica-announce-ip", "").with_aliases(kAnnounceIpAliases),
+    int_row("replica-announce-port", "0", 0, 65535).with_aliases(kAnnouncePortAliases),
+    bool_row("replica-announced", "yes"),
 
     // ---- diagnostics ----
     int_row("slowlog-log-slower-than", "10000", -1, kLongMax),

@@ -8,6 +8,7 @@
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
+#include "streamd/repl/replica.h"
 #include "streamd/resp/command_encoder.h"
 #include "streamd/text/ascii.h"
 
@@ -137,6 +138,7 @@ void ReplicationMaster::session_closed(cmd::Session& s) {
 }
 
 void ReplicationMaster::cron(int64_t now_ms) {
+  if (replica_side_) replica_side_->cron(now_ms);
   check_full_sync();
   maybe_start_full_sync(now_ms);
   ping_replicas(now_ms);
@@ -315,6 +317,33 @@ void ReplicationMaster::expire_backlog(int64_t now_ms) {
   id_.reset_history();
   free_backlog();
   spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
+}
+
+}  // namespace streamd::repl
+
+namespace streamd::repl {
+
+bool ReplicationMaster::refuses_writes() const {
+  return replica_side_ && replica_side_->refuses_writes();
+}
+
+bool ReplicationMaster::refuses_stale() const {
+  return replica_side_ && replica_side_->refuses_stale();
+}
+
+std::string ReplicationMaster::replicaof(std::string_view host, int port) {
+  if (!replica_side_) return "OK";
+  if (host.empty()) {
+    replica_side_->unset_master();
+    return "OK";
+  }
+  return replica_side_->set_master(host, port);
+}
+
+void ReplicationMaster::disconnect_replicas() {
+  for (ReplicaLink& r : replicas_) {
+    if (r.session->kill) r.session->kill();
+  }
 }
 
 }  // namespace streamd::repl

@@ -153,6 +153,7 @@ extern const SpecialCodec kOutputBufferLimitCodec;
 extern const SpecialCodec kNotifyEventsCodec;
 extern const SpecialCodec kPercentilesCodec;
 extern const SpecialCodec kGlobListCodec;
+extern const SpecialCodec kReplicaofCodec;
 
 // ---- per-row operations (src/config/codec.cc) ----
 

@@ -39,6 +39,8 @@ struct Session;
 
 namespace streamd::repl {
 
+class Replica;
+
 // Where a replica link is (INFO's state= names).
 enum class ReplicaState {
   kWaitBgsaveStart,  // full sync asked, snapshot not started yet (repl-diskless-sync-delay)
@@ -91,6 +93,10 @@ class ReplicationMaster final : public cmd::Replication {
   int64_t replicas_acked(int64_t offset) const override;
   bool enough_good_replicas() const override;
   void request_acks() override;
+  bool is_replica() const override { return replica_role_; }
+  bool refuses_writes() const override;
+  bool refuses_stale() const override;
+  std::string replicaof(std::string_view host, int port) override;
 
   // ---- for the replica side and tests ----
   ReplIdentity& identity() { return id_; }
@@ -114,6 +120,10 @@ class ReplicationMaster final : public cmd::Replication {
   void set_replica_role(bool replica) { replica_role_ = replica; }
   bool replica_role() const { return replica_role_; }
   std::function<void(cmd::ReplicationInfo&)> info_hook;
+  // The replica side (REPLICAOF, the READONLY/MASTERDOWN checks, its cron); null in tests.
+  void set_replica_side(Replica* r) { replica_side_ = r; }
+  // Closes every attached replica's connection (their history changed: they reconnect).
+  void disconnect_replicas();
 
  private:
   void send_to(ReplicaLink& r, std::string_view bytes);
@@ -158,6 +168,7 @@ class ReplicationMaster final : public cmd::Replication {
   int64_t last_ping_ms_ = 0;
   std::vector<uint64_t> config_listeners_;
   bool replica_role_ = false;
+  Replica* replica_side_ = nullptr;
 };
 
 }  // namespace streamd::repl

@@ -89,6 +89,26 @@ std::string fmt_more_bytes(std::size_t n) {
 
 }  // namespace
 
+std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& spec) const {
+  // The master link (and only it) writes on a replica, stale or not.
+  const Replication* r = server_.replication();
+  if (!r || s.master || !r->is_replica()) return {};
+  // EXEC counts as what it would run (Redis folds the queued commands' flags into EXEC's).
+  uint64_t flags = spec.flags;
+  uint64_t missing_stale = (spec.flags & kStale) ? 0 : 1;
+  if (spec.name == "exec" && s.in_multi) {
+    for (const auto& q : s.queued) {
+      const CommandSpec* c = q.empty() ? nullptr : table_.find(q[0]);
+      if (!c) continue;
+      flags |= c->flags;
+      if (!(c->flags & kStale)) missing_stale = 1;
+    }
+  }
+  if ((flags & kWrite) && r->refuses_writes()) return errors::kReadOnlyReplica;
+  if (missing_stale && r->refuses_stale()) return errors::kMasterDown;
+  return {};
+}
+
 Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
 
 std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
@@ -151,6 +171,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     } else if ((spec->flags & kWrite) && server_.replication() &&
                !server_.replication()->enough_good_replicas()) {
       reject(spec, errors::kNoReplicas);
+    } else if (std::string_view e = replica_error(s, *spec); !e.empty()) {
+      reject(spec, e);
     } else if (resp2_subscribed(s) && !allowed_while_subscribed(*top)) {
       reject(spec, errors::pubsub_context(spec->full_name));
     } else if (s.in_multi && !runs_inside_multi(*top)) {

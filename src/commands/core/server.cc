@@ -91,7 +91,9 @@ void Server::end_unit(Session* s) {
     uint64_t ticket = persistence_->append(propagation_);
     if (s) s->propagation_ticket = ticket;
   }
-  if (replication_ && replication_->feeding()) {
+  // A replica's stream is its master's bytes, forwarded as they are applied (repl/replica.h):
+  // re-encoding what it applies (or its own lazy expiries) would make the offsets differ.
+  if (replication_ && replication_->feeding() && !replication_->is_replica()) {
     replication_->feed(propagation_);
     if (s) s->repl_offset = replication_->offset();
   }
@@ -160,7 +162,9 @@ void Server::cron() {
   if (persistence_) persistence_->cron(now);
   if (replication_) replication_->cron(now);
   int64_t t0 = engine::monotonic_us();
-  for (int i = 0; i < keyspace_.databases(); ++i) {
+  // A replica does not expire keys on its own: its master sends the DEL (as in Redis).
+  const bool replica = replication_ && replication_->is_replica();
+  for (int i = 0; i < keyspace_.databases() && !replica; ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
     // with a bounded number of rounds so one cron tick stays short.

@@ -656,6 +656,15 @@ const RawDoc kPart[] = {
     "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n"
     "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
     "+multiple\r\n"sv},
+  {"keys"sv,
+    "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nnondeterministic_output_order\r\n"
+    "~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$40\r\nFind all keys matching the given pattern\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
+    "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
+    "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
 };
 
 }  // namespace

@@ -13,15 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"keys"sv,
-    "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nnondeterministic_output_order\r\n"
-    "~0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$40\r\nFind all keys matching the given pattern\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
-    "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
-    "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
-    "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
   {"latency"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -518,6 +509,21 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$58\r\nAn internal command for configuring the replication stream\r\n"
     "$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n"sv},
+  {"replicaof"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$71\r\nMake the server a replica of another instance, or promote it as master.\r\n"
+    "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
+    "$4\r\nname\r\n$4\r\nargs\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n"
+    "arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$9\r\nhost-port\r\n$4\r\n"
+    "type\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n"
+    "$4\r\nhost\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n"
+    "$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n"
+    "$6\r\nno-one\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n"
+    "*2\r\n%3\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$2\r\nNO\r\n%3\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\n"
+    "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nONE\r\n"sv},
   {"reset"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -639,22 +645,23 @@ const RawDoc kPart[] = {
     "flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$5\r\nabort\r\n"
     "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n"
     "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
-  {"slowlog"sv,
+  {"slaveof"sv,
     "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n"
-    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
-  {"slowlog|get"sv,
-    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$23\r\nnondeterministic_output\r\n"
-    "~0\r\n"sv,
-    6,
-    "$7\r\nsummary\r\n$26\r\nGet the slow log's entries\r\n$5\r\nsince\r\n"
-    "$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
-    "$46\r\nO(N) where N is the number of entries returned\r\n$7\r\n"
-    "history\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$52\r\nAdded client IP address, port and name to the reply.\r\n"
-    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n"
-    "type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
+    8,
+    "$7\r\nsummary\r\n$71\r\nMake the server a replica of another instance, or promote it as master.\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n"
+    "$16\r\ndeprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n"
+    "$11\r\n`REPLICAOF`\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n"
+    "$4\r\nargs\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n"
+    "*2\r\n%3\r\n$4\r\nname\r\n$9\r\nhost-port\r\n$4\r\ntype\r\n$5\r\n"
+    "block\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nport\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$6\r\nno-one\r\n"
+    "$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n"
+    "name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+    "token\r\n$2\r\nNO\r\n%3\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nONE\r\n"sv},
 };
 
 }  // namespace

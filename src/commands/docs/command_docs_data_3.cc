@@ -13,6 +13,22 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"slowlog"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n"
+    "$5\r\nsince\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"slowlog|get"sv,
+    "~2\r\n$24\r\nrequest_policy:all_nodes\r\n$23\r\nnondeterministic_output\r\n"
+    "~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$26\r\nGet the slow log's entries\r\n$5\r\nsince\r\n"
+    "$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
+    "$46\r\nO(N) where N is the number of entries returned\r\n$7\r\n"
+    "history\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$52\r\nAdded client IP address, port and name to the reply.\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n"
+    "type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
   {"slowlog|help"sv,
     "~0\r\n~0\r\n"sv,
     4,

@@ -24,9 +24,19 @@ ReplicationInfo replication_info(const Server& server) {
 namespace {
 
 // ROLE, master form: ["master", offset, [[ip, "port", "acked offset"] for each online replica]]
-// (Redis lists only replicas that are online). The replica form comes with the replica side.
+// (Redis lists only replicas that are online); replica form: ["slave", master host, master port,
+// link state, offset applied (-1 while not connected)].
 void role(Context& ctx) {
   ReplicationInfo info = replication_info(ctx.server);
+  if (info.role == "slave") {
+    ctx.reply.array(5);
+    ctx.reply.bulk("slave");
+    ctx.reply.bulk(info.master_host);
+    ctx.reply.integer(info.master_port);
+    ctx.reply.bulk(info.link_state);
+    ctx.reply.integer(info.link_offset);
+    return;
+  }
   std::size_t online = 0;
   for (const auto& r : info.replicas) online += r.online ? 1 : 0;
   ctx.reply.array(3);
@@ -133,6 +143,21 @@ void wait_cmd(Context& ctx) {
   repl->request_acks();
 }
 
+// REPLICAOF host port | NO ONE (and SLAVEOF): follow a master, or become one keeping the data.
+void replicaof(Context& ctx) {
+  Replication* repl = ctx.server.replication();
+  if (iequals(ctx.arg(1), "no") && iequals(ctx.arg(2), "one")) {
+    if (repl) repl->replicaof({}, 0);
+    return ctx.reply.ok();
+  }
+  // A replica link cannot: it involves dropping every replica, itself included.
+  if (ctx.session.replica) return ctx.reply.error(errors::kReplicaofFromReplica);
+  auto port = parse_int(ctx.arg(2));
+  if (!port || *port < 0 || *port > 65535) return ctx.reply.error(errors::kInvalidMasterPort);
+  if (!repl) return ctx.reply.ok();
+  ctx.reply.simple(repl->replicaof(ctx.arg(1), static_cast<int>(*port)));
+}
+
 }  // namespace
 
 void register_replication_commands(CommandTable& t) {
@@ -180,6 +205,19 @@ void register_replication_commands(CommandTable& t) {
          {},
          nullptr,
          "server"});
+  for (const char* name : {"replicaof", "slaveof"}) {
+    t.add({name,
+           3,
+           kAdmin | kNoScript | kStale | kNoAsyncLoading,
+           "admin slow dangerous",
+           0,
+           0,
+           0,
+           replicaof,
+           {},
+           nullptr,
+           "server"});
+  }
   t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
 }
 

@@ -11,12 +11,14 @@ ClientType client_type(const Session& s) {
   // MONITOR clients count as normal (as in Redis); a subscribed client is pubsub in either
   // protocol; a replica link (after SYNC/PSYNC) is replica.
   if (s.replica) return ClientType::kReplica;
+  if (s.master) return ClientType::kMaster;
   return subscribed(s) ? ClientType::kPubsub : ClientType::kNormal;
 }
 
 std::string client_flags(const Session& s) {
   std::string f;
   if (s.replica) f += 'S';  // a replica link (after SYNC/PSYNC), first as in Redis
+  if (s.master) f += 'M';   // the link to this replica's master
   if (s.monitor) f += 'O';
   if (subscribed(s)) f += 'P';
   if (s.in_multi) f += 'x';

@@ -105,7 +105,8 @@ void hello(Context& ctx) {
   ctx.reply.bulk("mode");
   ctx.reply.bulk("standalone");
   ctx.reply.bulk("role");
-  ctx.reply.bulk("master");
+  const Replication* repl = ctx.server.replication();
+  ctx.reply.bulk(repl && repl->is_replica() ? "replica" : "master");
   ctx.reply.bulk("modules");
   ctx.reply.empty_array();
 }

@@ -48,6 +48,9 @@ class Dispatcher {
 
   // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
   std::string persistence_error(const CommandSpec& spec) const;
+  // READONLY (a write on a read-only replica) or MASTERDOWN (the link is down and stale data is
+  // not served) for `spec` from `s`, else "".
+  std::string_view replica_error(const Session& s, const CommandSpec& spec) const;
 
   Server& server_;
   CommandTable& table_;

@@ -265,6 +265,13 @@ std::string aof_write_error(std::string_view reason);
 inline constexpr std::string_view kSyncPendingOutput =
     "ERR SYNC and PSYNC are invalid with pending output";
 inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+inline constexpr std::string_view kInvalidMasterPort = "ERR Invalid master port";
+inline constexpr std::string_view kReplicaofFromReplica =
+    "ERR Command is not valid when client is a replica.";
+inline constexpr std::string_view kMasterDown =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 std::string replconf_unknown_option(std::string_view option);
 std::string replconf_ip_too_long(std::size_t bytes);
 

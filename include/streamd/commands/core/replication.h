@@ -39,6 +39,12 @@ struct ReplicationInfo {
   // The replica side's fields, rendered right after role in this order (master_host, ...,
   // replica_announced): the replica side fills them; empty on a master.
   std::vector<std::pair<std::string, std::string>> replica_fields;
+  // ROLE's replica form (role "slave"): the master's address, the link's state (connect,
+  // connecting, handshake, sync, connected) and the offset applied (-1 while not connected).
+  std::string master_host;
+  int master_port = 0;
+  std::string link_state;
+  int64_t link_offset = -1;
   std::vector<ReplicaLinkInfo> replicas;
   // min_slaves_good_slaves, shown when min-replicas-to-write and min-replicas-max-lag are set.
   int64_t good_replicas = -1;
@@ -101,6 +107,21 @@ class Replication {
   // WAIT is about to block: ask the replicas for their offsets (REPLCONF GETACK *), once per
   // stream position.
   virtual void request_acks() = 0;
+
+  // ---- the replica side (repl/replica.h); a server that is no replica answers the defaults ----
+  virtual bool is_replica() const { return false; }
+  // replica-read-only: writes from clients other than the master link get READONLY.
+  virtual bool refuses_writes() const { return false; }
+  // The link is down and replica-serve-stale-data is no: commands without the stale flag get
+  // MASTERDOWN.
+  virtual bool refuses_stale() const { return false; }
+  // REPLICAOF host port, or NO ONE (`host` empty): the status line to reply ("OK", "OK Already
+  // connected to specified master").
+  virtual std::string replicaof(std::string_view host, int port) {
+    (void)host;
+    (void)port;
+    return "OK";
+  }
 
   // A session is going away (its connection closed): forget it if it was a replica.
   virtual void session_closed(Session& s) = 0;

@@ -59,6 +59,9 @@ struct Session {
   // client; dispatch drops every reply it would get (its acks are never answered), and its
   // output is the command stream the master sends.
   bool replica = false;
+  // The link to this server's master (the replica side, repl/replica.h): CLIENT LIST flag M,
+  // type master; its writes pass the READONLY/MASTERDOWN checks and its replies are discarded.
+  bool master = false;
 
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;
