@@ -19,6 +19,7 @@
 #include "streamd/commands/core/command_table.h"
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/server.h"
+#include "streamd/commands/server/stream_selection.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
 #include "streamd/net/front_end.h"
@@ -180,6 +181,9 @@ int main(int argc, char** argv) {
   // GET /metrics on metrics-port (the REST port serves it too): the same HTTP code, its own role.
   rest::RestServer metrics_server(front_end, cfg, rest::RestServer::Role::kMetrics);
   if (!metrics_server.listen()) return 1;
+  cmd::StreamSelection metrics_streams;  // which streams a scrape exports, on either port
+  rest_server.set_stream_selection(&metrics_streams);
+  metrics_server.set_stream_selection(&metrics_streams);
   spdlog::info("Running mode=standalone, port={}.", settings.port);
 
   // Persistence: load the AOF (or create it) before accepting clients; at shutdown, before

@@ -168,7 +168,9 @@ bool HttpConnection::serve_metrics(const HttpRequest& req) {
     respond_text(401, "text/plain", "Unauthorized\n");
     return true;
   }
-  respond_text(200, cmd::kMetricsContentType, cmd::metrics_text(rs_.server()));
+  respond_text(200, cmd::kMetricsContentType,
+               cmd::metrics_text(rs_.server(), rs_.stream_selection()));
+  rs_.keep_selecting();
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <asio/steady_timer.hpp>
 
 #include "streamd/commands/core/server.h"
+#include "streamd/commands/server/stream_selection.h"
 #include "streamd/config/config.h"
 #include "streamd/net/accept_loop.h"
 #include "streamd/net/front_end.h"
@@ -28,7 +29,8 @@ RestServer::RestServer(net::FrontEnd& fe, config::Config& cfg, Role role)
       readonly_token_(cfg.ref<std::string>("rest-readonly-token")),
       metrics_token_(cfg.ref<std::string>("metrics-token")),
       tls_(cfg.ref<bool>(directive("tls"))),
-      sweep_timer_(fe.io()) {}
+      sweep_timer_(fe.io()),
+      selection_timer_(fe.io()) {}
 
 RestServer::~RestServer() = default;
 
@@ -146,6 +148,21 @@ void RestServer::sweep_idle() {
   });
 }
 
+void RestServer::keep_selecting() {
+  if (selecting_ || stopped_ || !selection_ || !selection_->pass_running()) return;
+  selecting_ = true;
+  selection_timer_.expires_after(std::chrono::milliseconds(cmd::StreamSelection::kStepPeriodMs));
+  selection_timer_.async_wait([this](const asio::error_code& ec) {
+    if (!ec && !stopped_) selection_tick();
+  });
+}
+
+void RestServer::selection_tick() {
+  selecting_ = false;
+  selection_->step(server());
+  keep_selecting();
+}
+
 void RestServer::on_accept(asio::ip::tcp::socket socket) {
   // HTTP connections count against maxclients with the RESP ones' budget, separately.
   if (conns_.size() >= fe_.settings().maxclients) {
@@ -165,6 +182,7 @@ void RestServer::on_accept(asio::ip::tcp::socket socket) {
 void RestServer::shutdown() {
   stopped_ = true;
   sweep_timer_.cancel();
+  selection_timer_.cancel();
   asio::error_code ec;
   for (auto& a : acceptors_) a->close(ec);
   std::vector<HttpConnection*> all(conns_.begin(), conns_.end());

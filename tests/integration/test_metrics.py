@@ -112,6 +112,98 @@ class MetricsPortTest(unittest.TestCase):
         p.execute()
 
 
+def sample(body, line_prefix):
+    """The value of the first sample line starting with `line_prefix`, or None."""
+    for line in body.splitlines():
+        if line.startswith(line_prefix):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+@needs_streamd
+class LargeKeyspaceSelectionTest(unittest.TestCase):
+    """Above 20,000 keys a scrape never walks the keyspace: the background pass (a timer while
+    scrapes come) chooses, and the next scrapes export its choice."""
+
+    def test_background_pass_over_http(self):
+        port = servers.free_port()
+        server = servers.start_streamd("--metrics-port", port, "--metrics-bind", "127.0.0.1",
+                                       "--appendonly", "no", "--metrics-max-streams", "2")
+        self.addCleanup(server.cleanup)
+        r = server.redis_py()
+        self.addCleanup(r.close)
+        p = r.pipeline(transaction=False)
+        for i in range(20001):
+            p.set(f"k:{i}", "x")
+        p.execute()
+        for n, key in ((3, "big"), (2, "mid"), (1, "small")):
+            for _ in range(n):
+                r.xadd(key, {"f": "v"})
+        _, _, first = get(port, "/metrics")
+        deadline = time.monotonic() + 30
+        while True:
+            _, _, body = get(port, "/metrics")
+            if sample(body, "streamd_streams_matching ") == 3:
+                break
+            self.assertLess(time.monotonic(), deadline, "the background pass never finished")
+            time.sleep(0.2)
+        self.assertIn('redis_stream_length{db="db0",stream="big"} 3\n', body)
+        self.assertIn('redis_stream_length{db="db0",stream="mid"} 2\n', body)
+        self.assertNotIn('stream="small"', body)
+        self.assertEqual(sample(body, "streamd_streams_exported "), 2)
+        self.assertGreater(sample(body, "streamd_stream_selection_age_seconds "), 0)
+        # Between passes the chosen streams are read fresh.
+        r.xadd("mid", {"f": "v"})
+        r.xadd("mid", {"f": "v"})
+        _, _, body = get(port, "/metrics")
+        self.assertIn('redis_stream_length{db="db0",stream="mid"} 4\n', body)
+        self.assertLess(body.index('stream="mid"'), body.index('stream="big"'))
+
+
+@needs_streamd
+@unittest.skipUnless(servers.redis_available(), "redis-server not installed")
+class ReplicationMetricsTest(unittest.TestCase):
+    """redis_exporter's replication metrics, with Debian's redis-server attached as a replica."""
+
+    def test_master_with_a_replica(self):
+        port = servers.free_port()
+        master = servers.start_streamd("--metrics-port", port, "--metrics-bind", "127.0.0.1",
+                                       "--appendonly", "no", "--repl-diskless-sync-delay", "0",
+                                       "--rdb-version", "10")
+        self.addCleanup(master.cleanup)
+        m = master.redis_py()
+        self.addCleanup(m.close)
+        _, _, body = get(port, "/metrics")
+        self.assertIn('redis_instance_info{role="master",redis_version="8.10.0",', body)
+        self.assertEqual(sample(body, "redis_connected_slaves "), 0)
+        self.assertEqual(sample(body, "redis_repl_backlog_is_active "), 0)
+        replica = servers.start_redis("--replicaof", "127.0.0.1", str(master.port))
+        self.addCleanup(replica.cleanup)
+        rr = replica.redis_py()
+        self.addCleanup(rr.close)
+        m.set("a", "1")
+        deadline = time.monotonic() + 60
+        while rr.info("replication").get("master_link_status") != "up":
+            self.assertLess(time.monotonic(), deadline, "replica link never came up")
+            time.sleep(0.1)
+        m.set("b", "2")
+        info = m.info("replication")
+        while True:
+            _, _, body = get(port, "/metrics")
+            if sample(body, "redis_connected_slave_offset_bytes{") == info["master_repl_offset"]:
+                break
+            self.assertLess(time.monotonic(), deadline, "replica offset never reached the master's")
+            time.sleep(0.2)
+        rport = replica.port
+        self.assertEqual(sample(body, "redis_connected_slaves "), 1)
+        self.assertEqual(sample(body, "redis_master_repl_offset "), info["master_repl_offset"])
+        self.assertEqual(sample(body, "redis_repl_backlog_is_active "), 1)
+        self.assertEqual(sample(body, "redis_replication_backlog_bytes "), 1048576)
+        self.assertIn('redis_connected_slave_offset_bytes{slave_ip="127.0.0.1",'
+                      f'slave_port="{rport}",slave_state="online"}}', body)
+        self.assertIsNotNone(sample(body, 'redis_connected_slave_lag_seconds{slave_ip="127.0.0.1"'))
+
+
 @needs_streamd
 @unittest.skipUnless(os.path.exists(PROMETHEUS), "prometheus is not installed")
 class PrometheusTest(unittest.TestCase):

@@ -16,7 +16,8 @@
 
 namespace streamd::cmd {
 class Server;
-}
+class StreamSelection;
+}  // namespace streamd::cmd
 namespace streamd::config {
 class Config;
 }
@@ -59,11 +60,19 @@ class RestServer {
   Role role() const { return role_; }
   void forget(HttpConnection* c) { conns_.erase(c); }
 
+  // Which streams GET /metrics exports (commands/server/stream_selection.h), shared by the REST
+  // and metrics listeners; without one, every scrape walks the whole keyspace.
+  void set_stream_selection(cmd::StreamSelection* s) { selection_ = s; }
+  cmd::StreamSelection* stream_selection() { return selection_; }
+  // After a scrape: steps the selection's background pass every 20 ms while one runs.
+  void keep_selecting();
+
  private:
   bool add_listener(const std::string& spec, int port);
   void on_accept(asio::ip::tcp::socket socket);
   // Once a second: closes connections idle for longer than rest-idle-timeout.
   void sweep_idle();
+  void selection_tick();
 
   // The directive of this role ("rest-port" or "metrics-port"...).
   std::string directive(std::string_view suffix) const;
@@ -79,6 +88,9 @@ class RestServer {
   std::vector<std::string> endpoints_;
   std::unordered_set<HttpConnection*> conns_;
   asio::steady_timer sweep_timer_;
+  cmd::StreamSelection* selection_ = nullptr;
+  asio::steady_timer selection_timer_;
+  bool selecting_ = false;  // selection_timer_ is armed
   bool stopped_ = false;
 };
 

@@ -31,8 +31,6 @@
 
 namespace streamd::cmd {
 
-namespace {
-
 // ---- process facts ----------------------------------------------------------------------------
 
 // Redis's run_id: random per process.
@@ -46,6 +44,8 @@ std::string os_name() {
   if (uname(&u) != 0) return "Linux";
   return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
 }
+
+namespace {
 
 std::string executable_path() {
   std::array<char, 4096> buf{};

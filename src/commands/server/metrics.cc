@@ -1,17 +1,25 @@
 #include "streamd/commands/server/metrics.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <unistd.h>
 
 #include <algorithm>
-#include <queue>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
+#include "streamd/commands/core/redis_version.h"
+#include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/server.h"
+#include "streamd/commands/repl/commands.h"
 #include "streamd/commands/server/exposition.h"
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/persistence_commands.h"
+#include "streamd/commands/server/stream_selection.h"
 #include "streamd/config/config.h"
+#include "streamd/config/values.h"
 #include "streamd/engine/consumer_group.h"
 #include "streamd/engine/stream.h"
 #include "streamd/text/glob.h"
@@ -84,6 +92,80 @@ void server_metrics(Server& server, Exposition& e) {
   write_info_metrics(e, aof, "gauge");
 }
 
+// INFO replication as redis_exporter maps it: the plain fields as "<name> metric" gauges, each
+// replica's offset and lag labelled by slave_ip/slave_port/slave_state, and on a replica the
+// master link labelled by master_host/master_port; redis_instance_info names the role.
+void replication_metrics(Server& server, Exposition& e) {
+  ReplicationInfo r = replication_info(server);
+  const auto& cfg = server.config();
+  e.family("redis_instance_info", "Information about the Redis instance", "gauge");
+  e.sample("redis_instance_info",
+           {{"role", r.role},
+            {"redis_version", std::string(kRedisVersion)},
+            {"redis_build_id", "0"},
+            {"redis_mode", "standalone"},
+            {"os", os_name()},
+            {"maxmemory_policy", config::to_string(cfg.maxmemory_policy())},
+            {"tcp_port", fmt::format("{}", cfg.port())},
+            {"run_id", run_id()},
+            {"process_id", fmt::format("{}", getpid())},
+            {"master_replid", r.replid}},
+           int64_t{1});
+  const Gauge gauges[] = {
+      {"redis_connected_slaves", static_cast<double>(r.replicas.size())},
+      {"redis_master_repl_offset", static_cast<double>(r.offset)},
+      {"redis_second_repl_offset", static_cast<double>(r.second_offset)},
+      {"redis_repl_backlog_is_active", r.backlog_active ? 1.0 : 0.0},
+      {"redis_replication_backlog_bytes", static_cast<double>(r.backlog_size)},
+      {"redis_repl_backlog_first_byte_offset", static_cast<double>(r.backlog_first_byte_offset)},
+      {"redis_repl_backlog_history_bytes", static_cast<double>(r.backlog_histlen)},
+  };
+  write_info_metrics(e, gauges, "gauge");
+  auto per_replica = [&](std::string_view name, std::string_view help, auto value) {
+    e.family(name, help, "gauge");
+    for (const auto& l : r.replicas) {
+      std::string port = fmt::format("{}", l.port);
+      e.sample(name, {{"slave_ip", l.ip}, {"slave_port", port}, {"slave_state", l.state}},
+               value(l));
+    }
+  };
+  per_replica("redis_connected_slave_offset_bytes", "Offset of connected slave",
+              [](const ReplicaLinkInfo& l) { return l.ack_offset; });
+  per_replica("redis_connected_slave_lag_seconds", "Lag of connected slave",
+              [](const ReplicaLinkInfo& l) { return l.lag_s; });
+  if (r.role != "slave") return;
+  // A replica: its INFO fields, as the replica side fills them.
+  auto field = [&](std::string_view name) -> std::string {
+    for (const auto& [k, v] : r.replica_fields)
+      if (k == name) return v;
+    return "";
+  };
+  std::string host = field("master_host"), port = field("master_port");
+  auto number = [&](std::string_view name) {
+    std::string v = field(name);
+    return v.empty() ? 0.0 : std::strtod(v.c_str(), nullptr);
+  };
+  struct Linked {
+    std::string_view name, help, field;
+  };
+  e.family("redis_master_link_up", "Master link status on Redis slave", "gauge");
+  e.sample("redis_master_link_up", {{"master_host", host}, {"master_port", port}},
+           field("master_link_status") == "up" ? int64_t{1} : int64_t{0});
+  for (const Linked& m :
+       {Linked{"redis_master_last_io_seconds_ago", "Master last io seconds ago",
+               "master_last_io_seconds_ago"},
+        Linked{"redis_master_sync_in_progress", "Master sync in progress",
+               "master_sync_in_progress"},
+        Linked{"redis_slave_repl_offset", "Slave replication offset", "slave_repl_offset"}}) {
+    e.family(m.name, m.help, "gauge");
+    e.sample(m.name, {{"master_host", host}, {"master_port", port}}, number(m.field));
+  }
+  e.family("redis_slave_info", "Information about the Redis slave", "gauge");
+  e.sample("redis_slave_info",
+           {{"master_host", host}, {"master_port", port}, {"read_only", field("slave_read_only")}},
+           int64_t{1});
+}
+
 void command_metrics(Server& server, Exposition& e) {
   const auto& cmds = server.stats().commands;
   e.family("redis_commands_total", "Total number of calls per command", "counter");
@@ -145,80 +227,43 @@ void keyspace_metrics(Server& server, Exposition& e) {
   }
 }
 
-struct Chosen {
-  uint64_t length;
-  int db;
-  const std::string* key;
-  const engine::Stream* stream;
-};
-
-// The longest `cap` streams whose key matches one of `globs`; `matching` counts all matches.
-std::vector<Chosen> choose_streams(Server& server, const std::vector<text::GlobMatcher>& globs,
-                                   std::size_t cap, std::size_t& matching) {
-  auto longer = [](const Chosen& a, const Chosen& b) {
-    if (a.length != b.length) return a.length > b.length;
-    if (a.db != b.db) return a.db < b.db;
-    return *a.key < *b.key;
-  };
-  // A min-heap of the best `cap` so far: the top is the first to drop.
-  std::priority_queue<Chosen, std::vector<Chosen>, decltype(longer)> best(longer);
-  matching = 0;
-  bool all = std::any_of(globs.begin(), globs.end(),
-                         [](const text::GlobMatcher& g) { return g.matches_everything(); });
-  auto& ks = server.keyspace();
-  for (int i = 0; i < ks.databases(); ++i) {
-    const engine::Database& db = ks.db(i);
-    if (db.size() == 0) continue;
-    db.for_each([&](const std::string& key, const engine::Entry& en) {
-      if (!en.value.is_stream() || db.is_expired(en)) return;
-      if (!all && std::none_of(globs.begin(), globs.end(),
-                               [&](const text::GlobMatcher& g) { return g.matches(key); })) {
-        return;
-      }
-      ++matching;
-      if (cap == 0) return;
-      Chosen c{en.value.stream().length(), i, &key, &en.value.stream()};
-      if (best.size() < cap) {
-        best.push(c);
-      } else if (longer(c, best.top())) {
-        best.pop();
-        best.push(c);
-      }
-    });
-  }
-  std::vector<Chosen> out;
-  out.reserve(best.size());
-  while (!best.empty()) {
-    out.push_back(best.top());
-    best.pop();
-  }
-  std::sort(out.begin(), out.end(), longer);
-  return out;
-}
-
-void stream_metrics(Server& server, Exposition& e) {
+void stream_metrics(Server& server, StreamSelection* selection, Exposition& e) {
   auto& cfg = server.config();
+  const auto& patterns = cfg.ref<std::vector<std::string>>("metrics-streams");
   std::vector<text::GlobMatcher> globs;
-  for (const auto& p : cfg.ref<std::vector<std::string>>("metrics-streams")) globs.emplace_back(p);
+  for (const auto& p : patterns) globs.emplace_back(p);
   auto cap = static_cast<std::size_t>(cfg.ref<std::int64_t>("metrics-max-streams"));
-  std::size_t matching = 0;
-  std::vector<Chosen> chosen =
-      globs.empty() ? std::vector<Chosen>{} : choose_streams(server, globs, cap, matching);
-
-  e.family("streamd_streams_matching", "Streams whose key matches metrics-streams", "gauge");
-  e.sample("streamd_streams_matching", {}, static_cast<uint64_t>(matching));
-  e.family("streamd_streams_exported",
-           "Streams exported (the longest metrics-max-streams of those matching)", "gauge");
-  e.sample("streamd_streams_exported", {}, static_cast<uint64_t>(chosen.size()));
+  StreamSelection::Choice chosen;
+  if (selection) {
+    chosen =
+        selection->choose(server, globs, fmt::format("{} {}", fmt::join(patterns, " "), cap), cap);
+  } else {
+    chosen = StreamSelection::walk_whole(server, globs, cap);
+  }
 
   struct Row {
     std::string db, key;
     const engine::Stream* s;
   };
   std::vector<Row> rows;
-  rows.reserve(chosen.size());
-  for (const auto& c : chosen)
-    rows.push_back({fmt::format("db{}", c.db), label_text(*c.key), c.stream});
+  rows.reserve(chosen.picks.size());
+  auto& ks = server.keyspace();
+  for (const auto& p : chosen.picks) {
+    // choose() looked them up; one may have expired since (the clock moves). Read, not touched.
+    const engine::Entry* en = ks.db(p.db).peek(p.key);
+    if (!en || !en->value.is_stream()) continue;
+    rows.push_back({fmt::format("db{}", p.db), label_text(p.key), &en->value.stream()});
+  }
+
+  e.family("streamd_streams_matching", "Streams whose key matches metrics-streams", "gauge");
+  e.sample("streamd_streams_matching", {}, chosen.matching);
+  e.family("streamd_streams_exported",
+           "Streams exported (the longest metrics-max-streams of those matching)", "gauge");
+  e.sample("streamd_streams_exported", {}, static_cast<uint64_t>(rows.size()));
+  e.family("streamd_stream_selection_age_seconds",
+           "Age of the keyspace pass that chose the exported streams (0: chosen at this scrape)",
+           "gauge");
+  e.sample("streamd_stream_selection_age_seconds", {}, static_cast<double>(chosen.age_ms) / 1e3);
 
   struct StreamGauge {
     std::string_view name, help;
@@ -350,14 +395,15 @@ void stream_metrics(Server& server, Exposition& e) {
 
 }  // namespace
 
-std::string metrics_text(Server& server) {
+std::string metrics_text(Server& server, StreamSelection* selection) {
   std::string out;
   out.reserve(16 * 1024);
   Exposition e(out);
   server_metrics(server, e);
   command_metrics(server, e);
   keyspace_metrics(server, e);
-  stream_metrics(server, e);
+  replication_metrics(server, e);
+  stream_metrics(server, selection, e);
   return out;
 }
 

@@ -21,6 +21,10 @@ void info(Context& ctx);
 // used_memory: the allocator's bytes in use (INFO memory, /metrics).
 uint64_t used_memory_bytes();
 
+// INFO server's run_id (40 random hex characters, new at each start) and os.
+const std::string& run_id();
+std::string os_name();
+
 // Remembers the allocator's usage at startup (used_memory_startup); called once early.
 void record_startup_memory();
 
