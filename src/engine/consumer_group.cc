@@ -69,11 +69,8 @@ std::optional<uint64_t> ConsumerGroup::delete_consumer(std::string_view name) {
 // ---- shared records --------------------------------------------------------------------------
 
 uint64_t ConsumerGroup::bump_count(StreamId id) {
-  // Saturates at LLONG_MAX, the largest count RESP (and so XPENDING and the AOF) can carry; XNACK
-  // FATAL sets exactly that.
-  uint64_t n = pel_.count(id);
-  if (n < static_cast<uint64_t>(INT64_MAX)) pel_.set_count(id, ++n);
-  return n;
+  // Saturates at LLONG_MAX (Pel::bump_count); XNACK FATAL sets exactly that.
+  return pel_.bump_count(id);
 }
 
 void ConsumerGroup::debug_check_id([[maybe_unused]] StreamId id) const {
@@ -103,6 +100,7 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
   ReadResult r;
   c.seen_time_ms_ = now_ms;
   std::optional<StreamId> from = last_delivered_id_.next();
+  std::vector<StreamId> delivered;
   if (from) {
     Stream::Iterator it = s.scan(*from, StreamId::max());
     while ((count == 0 || r.entries.size() < count) && it.next()) {
@@ -111,16 +109,15 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
       last_delivered_id_ = id;
       GroupEntry& out = r.entries.add(id, it.fields());
       if (noack) continue;
-      if (!pel_.add(id, now_ms, 1, c.slot_)) {
-        pel_.set_count(id, 1);
-        pel_.redeliver(id, c.slot_, now_ms);
-      }
-      debug_check_id(id);
+      delivered.push_back(id);
       out.pending = true;
       out.delivery_time_ms = now_ms;
       out.delivery_count = 1;
     }
   }
+  // One batch: the IDs are ascending and mostly neighbours in the PEL (Pel::deliver).
+  pel_.deliver(delivered, c.slot_, now_ms);
+  for (StreamId id : delivered) debug_check_id(id);
   if (!r.entries.empty()) {
     // Redis counts only deliveries that created pending entries as activity: NOACK reads leave
     // active_time alone.
@@ -162,11 +159,8 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
 // ---- XACK ------------------------------------------------------------------------------------
 
 uint64_t ConsumerGroup::ack(std::span<const StreamId> ids) {
-  uint64_t acked = 0;
-  for (StreamId id : ids) {
-    if (pel_.erase(id)) ++acked;
-  }
-  return acked;
+  // One batch: a consumer acknowledges what it read, mostly neighbours in the PEL.
+  return pel_.erase_many(ids);
 }
 
 }  // namespace streamd::engine

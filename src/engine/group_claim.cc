@@ -82,6 +82,10 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
   std::size_t attempts = count > std::numeric_limits<std::size_t>::max() / kAttemptsFactor
                              ? std::numeric_limits<std::size_t>::max()
                              : count * kAttemptsFactor;
+  // The claimed records change after the walk, in one batch (Pel::redeliver_many: the walk goes
+  // through ID neighbours); until then the walk sees them as they were, which it never looks
+  // at again.
+  std::vector<StreamId> claimed;
   Pel::Iterator it = pel_.seek(start);
   while (attempts != 0 && count != 0 && it.valid()) {
     --attempts;
@@ -103,11 +107,9 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
       it = pel_.seek(id, SeekOp::kGt);  // the drop invalidated the iterator
       continue;
     }
-    // Changing owners and times changes records in place, so `it` (an ID walk) stays valid.
-    pel_.redeliver(id, c->slot_, now_ms);
-    uint64_t n = justid ? e.delivery_count : bump_count(id);
+    claimed.push_back(id);
+    uint64_t n = justid ? e.delivery_count : Pel::bumped(e.delivery_count);
     c->active_time_ms_ = now_ms;
-    debug_check_id(id);
     GroupEntry& out = justid ? r.claimed.add(id, {}) : *add_stream_entry(s, id, r.claimed);
     out.pending = true;
     out.delivery_time_ms = now_ms;
@@ -115,6 +117,8 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
     --count;
   }
   r.next_cursor = it.valid() ? it.id() : StreamId{};
+  pel_.redeliver_many(claimed, c->slot_, now_ms, !justid);
+  for (StreamId id : claimed) debug_check_id(id);
   return r;
 }
 
@@ -135,6 +139,7 @@ ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view cons
     std::size_t out;  // kClaim: its index in r.claimed
   };
   std::vector<Taken> taken;
+  std::vector<StreamId> claimed;
   std::size_t claimable = 0;
   for (Pel::Iterator it = pel_.by_time(); it.valid() && (count == 0 || claimable < count); ++it) {
     PendingEntry e = it.entry();
@@ -170,12 +175,14 @@ ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view cons
     out.claimed = true;
     out.idle_ms = t.e.owner ? now_ms - t.e.delivery_time_ms : -1;
     out.previous_count = t.e.delivery_count;
-    pel_.redeliver(t.e.id, c->slot_, now_ms);
     out.pending = true;
     out.delivery_time_ms = now_ms;
-    out.delivery_count = bump_count(t.e.id);
-    debug_check_id(t.e.id);
+    out.delivery_count = Pel::bumped(t.e.delivery_count);
+    claimed.push_back(t.e.id);
   }
+  // One batch: the claimed records are heads of time runs, so mostly ID neighbours.
+  if (c) pel_.redeliver_many(claimed, c->slot_, now_ms, true);
+  for (StreamId id : claimed) debug_check_id(id);
   if (claimable != 0) c->active_time_ms_ = now_ms;
   return r;
 }

@@ -60,7 +60,7 @@ uint32_t Pel::add_owner(const Consumer* c) {
   }
   // kNoOwner is never a slot: 2^32 - 1 consumers in one group would need far more memory than
   // any machine has (a consumer costs well over 100 bytes).
-  assert(owners_.size() < kNoOwner);
+  assert(owners_.size() < kUnlinked);
   owners_.push_back(c);
   owner_sizes_.push_back(0);
   return static_cast<uint32_t>(owners_.size() - 1);
@@ -159,6 +159,14 @@ void Pel::release(StreamId id) {
   PelRecord* r = tree_.find(PelKey(id).view());
   assert(r);
   change(id, r, kNoOwner, next_release(id));
+}
+
+uint64_t Pel::bump_count(StreamId id) {
+  PelRecord* r = tree_.find(PelKey(id).view());
+  assert(r);
+  uint64_t n = bumped(count_of(id, *r));
+  store_count(id, r, n);
+  return n;
 }
 
 void Pel::set_count(StreamId id, uint64_t count) {

@@ -69,14 +69,14 @@ Pel::Neighbours Pel::neighbours(StreamId id) const {
   return nb;
 }
 
-void Pel::attach(Index ix, StreamId id, const Attr& a, const Neighbours& nb) {
+void Pel::attach(Index ix, StreamId first, StreamId last, const Attr& a, const Neighbours& nb) {
   RadixTree<StreamId>& t = runs(ix);
   Attr ap{}, an{};
   if (nb.prev.present) ap = attr(ix, nb.prev.rec);
   if (nb.next.present) an = attr(ix, nb.next.rec);
   const bool both = nb.prev.present && nb.next.present && ap == an;
   if (both && ap.len != 0 && !(ap == a)) {
-    // id lands inside another attribute's run: split it between prev and next.
+    // The records land inside another attribute's run: split it between prev and next.
     auto it = t.seek(SeekOp::kLe, run_key(ap, nb.prev.id).view());
     assert(it.valid() && !(it.value() < nb.next.id));
     StreamId end = it.value();
@@ -90,44 +90,48 @@ void Pel::attach(Index ix, StreamId id, const Attr& a, const Neighbours& nb) {
   if (left) {
     auto it = t.seek(SeekOp::kLe, run_key(a, nb.prev.id).view());
     assert(it.valid() && it.value() == nb.prev.id);
-    it.value() = id;
+    it.value() = last;
   } else if (right) {
     StreamId end;
     [[maybe_unused]] bool had = t.erase(run_key(a, nb.next.id).view(), &end);
     assert(had);
-    t.insert(run_key(a, id).view(), end);
+    t.insert(run_key(a, first).view(), end);
   } else {
-    t.insert(run_key(a, id).view(), id);
+    t.insert(run_key(a, first).view(), last);
   }
 }
 
-void Pel::detach(Index ix, StreamId id, const Attr& a, const Neighbours& nb) {
+void Pel::detach(Index ix, std::span<const Seg> segs, const Neighbours& nb) {
   RadixTree<StreamId>& t = runs(ix);
   Attr ap{}, an{};
   if (nb.prev.present) ap = attr(ix, nb.prev.rec);
   if (nb.next.present) an = attr(ix, nb.next.rec);
-  if (a.len != 0) {
-    const bool left = nb.prev.present && ap == a;
-    const bool right = nb.next.present && an == a;
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    const Seg& s = segs[k];
+    if (s.a.len == 0) continue;
+    const bool left = k == 0 && nb.prev.present && ap == s.a;
+    const bool right = k + 1 == segs.size() && nb.next.present && an == s.a;
     if (left && right) {
-      // inside its run: the run stays as it is
+      // inside the run through prev and next: the run stays as it is
     } else if (left) {
-      auto it = t.seek(SeekOp::kLe, run_key(a, id).view());
-      assert(it.valid() && it.value() == id);
+      auto it = t.seek(SeekOp::kLe, run_key(s.a, s.first).view());
+      assert(it.valid() && it.value() == s.last);
       it.value() = nb.prev.id;
     } else if (right) {
       StreamId end;
-      [[maybe_unused]] bool had = t.erase(run_key(a, id).view(), &end);
+      [[maybe_unused]] bool had = t.erase(run_key(s.a, s.first).view(), &end);
       assert(had);
-      t.insert(run_key(a, nb.next.id).view(), end);
+      t.insert(run_key(s.a, nb.next.id).view(), end);
     } else {
-      [[maybe_unused]] bool had = t.erase(run_key(a, id).view());
+      [[maybe_unused]] bool had = t.erase(run_key(s.a, s.first).view());
       assert(had);
     }
   }
+  // prev's run and next's run touch now, unless they were one run already (no old record in
+  // between, or only records of their attribute): merge them.
   const bool both = nb.prev.present && nb.next.present && ap == an;
-  if (both && ap.len != 0 && !(ap == a)) {
-    // prev's run and next's run touch now: merge them.
+  const bool inside = segs.empty() || (segs.size() == 1 && segs[0].a == ap);
+  if (both && ap.len != 0 && !inside) {
     StreamId end;
     [[maybe_unused]] bool had = t.erase(run_key(ap, nb.next.id).view(), &end);
     assert(had);

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +117,7 @@ class Pel {
  public:
   static constexpr uint32_t kNoOwner = 0xFFFFFFFF;
   static constexpr uint32_t kBigCount = 0xFFFFFFFF;
+  static constexpr uint64_t kMaxCount = 0x7FFFFFFFFFFFFFFF;
 
   // The two run indexes.
   enum class Index : uint8_t { kOwner = 0, kTime = 1 };
@@ -211,9 +213,28 @@ class Pel {
   void release(StreamId id);
   void set_count(StreamId id, uint64_t count);
   uint64_t count(StreamId id) const;
+  // Adds one delivery to a pending record's count, saturating at INT64_MAX (the largest count
+  // RESP, and so XPENDING and the AOF, can carry); returns the new count.
+  uint64_t bump_count(StreamId id);
+  // The count bump_count makes of `n`.
+  static uint64_t bumped(uint64_t n) { return n < kMaxCount ? n + 1 : n; }
   // Removes a record; false if it was not pending.
   bool erase(StreamId id);
   void clear();
+
+  // ---- batches ----------------------------------------------------------------------------------
+  // Claims and deliveries change many records that are neighbours in ID order (a claim takes
+  // the head of a time run, XAUTOCLAIM walks IDs, XREADGROUP hands out consecutive IDs, a
+  // consumer acknowledges what it read). These update the run indexes once per group of
+  // ID-adjacent records instead of once per record, and walk each group with one iterator.
+  // redeliver() for each of `ids` (all pending, no duplicates, any order), and with `bump`
+  // bump_count() too.
+  void redeliver_many(std::span<const StreamId> ids, uint32_t owner, int64_t time, bool bump);
+  // XREADGROUP's delivery of `ids` (strictly ascending) to `owner` at `time` with count 1: a
+  // new record for each one not pending, the pending ones reset to that.
+  void deliver(std::span<const StreamId> ids, uint32_t owner, int64_t time);
+  // erase() for each of `ids` (any order, duplicates allowed); how many were pending.
+  std::size_t erase_many(std::span<const StreamId> ids);
 
   // Heap bytes of the trees (records included) and side tables.
   std::size_t memory_usage() const;
@@ -242,6 +263,22 @@ class Pel {
   struct Neighbours {
     Neighbour prev, next;
   };
+  // A maximal sequence of ID-adjacent records with one attribute (len 0: in no run, which still
+  // separates the runs around it), the unit the run updates work in.
+  struct Seg {
+    Attr a;
+    StreamId first, last;
+  };
+  // A group of ID-adjacent records being changed: its neighbours and, per index, the segments
+  // of the records it had before (records a batch has just added are in none).
+  struct Group {
+    Neighbours nb;
+    std::vector<Seg> segs[2];
+    StreamId first, last;
+    std::size_t records = 0;
+  };
+  // Owner value of a record deliver() has just put in the tree, not in any run yet.
+  static constexpr uint32_t kUnlinked = 0xFFFFFFFE;
 
   static Attr attr(Index ix, const PelRecord& r);
   RadixTree<StreamId>& runs(Index ix) { return runs_[static_cast<int>(ix)]; }
@@ -256,10 +293,26 @@ class Pel {
   // The end of the run of attribute `a` that holds `id` (which must be in one).
   StreamId run_end(Index ix, const Attr& a, StreamId id) const;
   Neighbours neighbours(StreamId id) const;
-  // Adds `id` (in the tree, attribute `a`) to index ix / removes it, as if the record had not
-  // been there: splits, extends, shrinks and merges runs so that they stay maximal.
-  void attach(Index ix, StreamId id, const Attr& a, const Neighbours& nb);
-  void detach(Index ix, StreamId id, const Attr& a, const Neighbours& nb);
+  // Adds the ID-adjacent records first..last (in the tree, all with attribute `a`, between the
+  // neighbours nb) to index ix / takes the segments `segs` of such records out of it, as if
+  // they had not been there: splits, extends, shrinks and merges runs so that they stay maximal.
+  void attach(Index ix, StreamId first, StreamId last, const Attr& a, const Neighbours& nb);
+  void detach(Index ix, std::span<const Seg> segs, const Neighbours& nb);
+  // Single records.
+  void attach(Index ix, StreamId id, const Attr& a, const Neighbours& nb) {
+    attach(ix, id, id, a, nb);
+  }
+  void detach(Index ix, StreamId id, const Attr& a, const Neighbours& nb) {
+    Seg s{a, id, id};
+    detach(ix, std::span<const Seg>(&s, 1), nb);
+  }
+  // Walks the group of ID-adjacent records that starts at ids[i] (sorted ids, all in the tree),
+  // filling g and calling visit(id, record) on each (after noting its old attributes); returns
+  // the index past the group, or i + 1 with g.records == 0 if ids[i] is not in the tree.
+  template <class Visit>
+  std::size_t walk_group(std::span<const StreamId> ids, std::size_t i, Group& g, Visit&& visit);
+  // Detaches g's old segments and attaches its records with attribute of `now` in both indexes.
+  void relink_group(const Group& g, const PelRecord& now);
   // Inserts a new record and links it into both indexes; false if the ID is pending.
   bool insert_record(StreamId id, PelRecord rec, uint64_t count);
   // The release number for releasing `id` now (see release_seq_).

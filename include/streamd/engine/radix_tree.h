@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "streamd/engine/bit_copy.h"
+#include "streamd/engine/small_buf.h"
 
 namespace streamd::engine {
 
@@ -463,7 +464,7 @@ class RadixTree<V>::IteratorT {
   bool valid() const { return !stack_.empty(); }
   explicit operator bool() const { return valid(); }
   // The current key; valid until the iterator moves.
-  std::string_view key() const { return key_; }
+  std::string_view key() const { return {key_.data(), key_.size()}; }
   value_type& value() const {
     const Frame& f = stack_.back();
     return f.idx < 0 ? *own_value(f.node) : *slot_value(f.node, f.idx);
@@ -499,8 +500,6 @@ class RadixTree<V>::IteratorT {
 
   IteratorT(Tree* t, Start s) {
     if (!t->root_) return;
-    key_.reserve(32);
-    stack_.reserve(8);  // one allocation for the usual depths instead of growing 1, 2, 4, 8
     if (s == kFirst) {
       push(t->root_);
       first_from_top();
@@ -512,8 +511,6 @@ class RadixTree<V>::IteratorT {
 
   IteratorT(Tree* t, SeekOp op, std::string_view k) {
     if (!t->root_) return;
-    key_.reserve(32);
-    stack_.reserve(8);  // one allocation for the usual depths instead of growing 1, 2, 4, 8
     seek_ge(t->root_, k);
     switch (op) {
       case SeekOp::kGe:
@@ -539,7 +536,8 @@ class RadixTree<V>::IteratorT {
   }
 
   void push(Node* n) {
-    key_.append(prefix(n));
+    std::string_view pre = prefix(n);
+    key_.append(pre.data(), pre.size());
     stack_.push_back({n, -1, static_cast<uint32_t>(key_.size())});
   }
   // Positions on slot i of the top node: an inline value, or the first/last key below a child.
@@ -661,8 +659,10 @@ class RadixTree<V>::IteratorT {
     next_from(stack_.back().idx + 1);
   }
 
-  std::vector<Frame> stack_;
-  std::string key_;
+  // Inline room for the usual depths and key lengths (stream IDs, PEL and run keys, key names):
+  // building an iterator allocates nothing (small_buf.h says why that matters).
+  SmallBuf<Frame, 8> stack_;
+  SmallBuf<char, 40> key_;
 };
 
 template <class V>
