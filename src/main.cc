@@ -27,6 +27,8 @@
 #include "streamd/net/settings.h"
 #include "streamd/persist/aof_service.h"
 #include "streamd/persist/check_aof.h"
+#include "streamd/persist/rdb_service.h"
+#include "streamd/persist/startup.h"
 #include "streamd/repl/master.h"
 #include "streamd/repl/replica.h"
 #include "streamd/rest/rest_server.h"
@@ -186,11 +188,14 @@ int main(int argc, char** argv) {
   metrics_server.set_stream_selection(&metrics_streams);
   spdlog::info("Running mode=standalone, port={}.", settings.port);
 
-  // Persistence: load the AOF (or create it) before accepting clients; at shutdown, before
-  // clients are closed, flush and fsync what was acknowledged.
+  // Persistence: load the AOF (or create it) before accepting clients, or with appendonly no the
+  // RDB file (Redis's precedence); at shutdown, before clients are closed, flush and fsync what
+  // was acknowledged, then write the final snapshot if save rules (or SHUTDOWN SAVE) ask.
+  persist::RdbService rdb(server);
   persist::AofService aof(server, dispatcher, persist::AofService::options_from(cfg));
-  if (!aof.start()) return 1;
-  server.reset_dirty();  // what the AOF loaded is saved, not a change since the last save
+  if (!persist::load_dataset(rdb, aof, cfg.appendonly())) return 1;
+  server.reset_dirty();  // what was loaded is saved, not a change since the last save
+  rdb.attach();
   // Replication (repl/master.h): attached after loading, so the loaded data is not streamed.
   repl::ReplicationMaster replication(server);
   replication.start();
@@ -199,6 +204,8 @@ int main(int argc, char** argv) {
   replica.start();
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
   front_end.add_shutdown_hook([&replica] { replica.shutdown(); });
+  front_end.add_shutdown_hook(
+      [&rdb] { rdb.shutdown_save(cmd::Snapshots::ShutdownSave::kDefault); });
   front_end.add_shutdown_hook([&rest_server] { rest_server.shutdown(); });
   front_end.add_shutdown_hook([&metrics_server] { metrics_server.shutdown(); });
 

@@ -74,6 +74,12 @@ std::optional<std::string> check_append_dirname(Value& v) {
   return std::nullopt;
 }
 
+std::optional<std::string> check_db_filename(Value& v) {
+  const auto& s = std::get<std::string>(v);
+  if (s.find_first_of("/\\") != std::string::npos) return std::string(msg::kDbfilenamePath);
+  return std::nullopt;
+}
+
 // RDB 10 is what Redis 7.0 reads (streams as type 19), 12 what Redis 7.2+ reads; 11 is not
 // written (persist/rdb/rdb.h).
 std::optional<std::string> check_rdb_version(Value& v) {
@@ -169,6 +175,8 @@ const Directive kDirectives[] = {
 
     // ---- persistence: streamd is durable by default (appendonly yes, no RDB snapshots) ----
     special_row("save", "", kSaveCodec),
+    string_row("dbfilename", "dump.rdb").protected_config().with_check(check_db_filename),
+    bool_row("stop-writes-on-bgsave-error", "yes"),
     bool_row("appendonly", "yes"),
     enum_row("appendfsync", "everysec", kAppendFsync),
     string_row("appenddirname", "appendonlydir").immutable().with_check(check_append_dirname),

@@ -31,6 +31,7 @@ inline constexpr std::string_view kNotifyClass =
 inline constexpr std::string_view kAppendFilenamePath =
     "appendfilename can't be a path, just a filename";
 inline constexpr std::string_view kAppendFilenameEmpty = "appendfilename can't be empty";
+inline constexpr std::string_view kDbfilenamePath = "dbfilename can't be a path, just a filename";
 // streamd's own directive (issue 14): the RDB versions the writer knows.
 inline constexpr std::string_view kRdbVersion = "rdb-version must be 10 (Redis 7.0) or 12";
 inline constexpr std::string_view kAppendDirnamePath =

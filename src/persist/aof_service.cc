@@ -163,6 +163,13 @@ void AofService::set_enabled(bool on) {
   if (!open_temp_incr()) return;
   opts_.enabled = true;
   waiting_first_rewrite_ = true;
+  if (bgsave_running()) {
+    spdlog::info(
+        "AOF was enabled but there is already another background operation. An AOF background "
+        "was scheduled to start when possible.");
+    rewrite_scheduled_ = true;
+    return;
+  }
   if (!fork_rewrite()) {
     spdlog::warn("Can't enable the append only file now: the rewrite could not start; retrying");
     last_rewrite_ok_ = false;
@@ -417,9 +424,15 @@ bool AofService::fsync_through(uint64_t ticket) {
 
 // ---- rewrite --------------------------------------------------------------------------------
 
+bool AofService::bgsave_running() const {
+  const cmd::Snapshots* rdb = server_.snapshots();
+  return rdb && rdb->bgsave_in_progress();
+}
+
 cmd::Persistence::RewriteStart AofService::start_rewrite(bool schedule_only) {
   if (child_pid_ > 0) return RewriteStart::kAlreadyInProgress;
-  if (schedule_only) {
+  // One child at a time, as in Redis: a BGSAVE running makes the rewrite wait for the cron.
+  if (schedule_only || bgsave_running()) {
     rewrite_scheduled_ = true;
     return RewriteStart::kScheduled;
   }
@@ -597,15 +610,10 @@ void AofService::cron(int64_t now_ms) {
   if (opts_.enabled) writer_.sync();
   if (child_pid_ > 0) {
     int st = 0;
-    pid_t r = ::waitpid(child_pid_, &st, WNOHANG);
-    if (r == child_pid_) {
-      rewrite_done(st);
-    } else if (r < 0 && errno != EINTR) {
-      spdlog::warn("Lost track of the AOF rewrite child {}: {}", child_pid_, std::strerror(errno));
-      rewrite_done(1 << 8);
-    }
+    if (child_ended(child_pid_, "AOF rewrite", &st)) rewrite_done(st);
     return;
   }
+  if (bgsave_running()) return;
   if (rewrite_scheduled_ && now_ms >= next_auto_attempt_ms_) {
     if (!fork_rewrite()) {
       last_rewrite_ok_ = false;

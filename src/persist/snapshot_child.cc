@@ -1,13 +1,16 @@
 #include "streamd/persist/snapshot_child.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +107,24 @@ uint64_t read_cow_report(int fd) {
   bool ok = ::read(fd, &cow, sizeof cow) == static_cast<ssize_t>(sizeof cow);
   ::close(fd);
   return ok ? cow : 0;
+}
+
+bool child_ended(pid_t pid, const char* what, int* status) {
+  pid_t r = ::waitpid(pid, status, WNOHANG);
+  if (r == pid) return true;
+  if (r < 0 && errno != EINTR) {
+    spdlog::warn("Lost track of the {} child {}: {}", what, pid, std::strerror(errno));
+    *status = 1 << 8;
+    return true;
+  }
+  return false;
+}
+
+void kill_and_reap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  int st;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
 }
 
 }  // namespace streamd::persist

@@ -15,6 +15,7 @@ import os
 import shutil
 import socket
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -269,3 +270,36 @@ def encode(*args) -> bytes:
         a = a if isinstance(a, bytes) else str(a).encode()
         out.append(b"$%d\r\n%s\r\n" % (len(a), a))
     return b"".join(out)
+
+
+def fill_stream(server, key: str, n: int, pad: int = 200, batch: int = 500) -> None:
+    """XADD n entries to `key`, pipelined in batches (a dataset large enough that a forked
+    child takes a while)."""
+    with server.client() as c:
+        for i in range(0, n, batch):
+            c.send_raw(b"".join(encode("XADD", key, "*", "i", j, "pad", "x" * pad)
+                                for j in range(i, i + batch)))
+            for _ in range(batch):
+                c.read()
+
+
+class BackgroundWriter:
+    """A client XADDing to `key` in a thread until stop(); `acked` holds the IDs the server
+    acknowledged, in order."""
+
+    def __init__(self, server, key: str = "during"):
+        self.acked = []
+        self._stop = threading.Event()
+        self._server = server
+        self._key = key
+        self._thread = threading.Thread(target=self._run)
+        self._thread.start()
+
+    def _run(self):
+        with self._server.client() as w:
+            while not self._stop.is_set():
+                self.acked.append(call(w, "XADD", self._key, "*", "t", time.time()))
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()

@@ -4,7 +4,6 @@ strings with TTLs comes back identical after a restart: after a clean shutdown (
 file replayed), after BGREWRITEAOF (base file), and mixed (base + incremental), under each
 fsync policy. A file streamd wrote loads into redis-server 7.0.15 to the same contents."""
 
-import threading
 import time
 import unittest
 
@@ -100,21 +99,9 @@ class RoundTripTest(unittest.TestCase):
         with s.client() as c:
             for i in range(20):
                 h.call(c, "XADD", "bulk", "*", "i", i, "pad", "x" * 200)
-            for i in range(0, 20000, 500):
-                c.send_raw(b"".join(h.encode("XADD", "bulk", "*", "i", j, "pad", "x" * 200)
-                                    for j in range(i, i + 500)))
-                for _ in range(500):
-                    c.read()
-        acked = []
-        stop = threading.Event()
-
-        def writer():
-            with s.client() as w:
-                while not stop.is_set():
-                    acked.append(h.call(w, "XADD", "during", "*", "t", time.time()))
-
-        t = threading.Thread(target=writer)
-        t.start()
+        h.fill_stream(s, "bulk", 20000)
+        w = h.BackgroundWriter(s)
+        acked = w.acked
         time.sleep(0.1)
         with s.client() as c:
             self.assertEqual(c.call("BGREWRITEAOF").text,
@@ -123,8 +110,7 @@ class RoundTripTest(unittest.TestCase):
                              "ERR Background append only file rewriting already in progress")
         h.wait_rewrite(s)
         time.sleep(0.1)
-        stop.set()
-        t.join()
+        w.stop()
         self.assertGreater(len(acked), 10)
         before = h.snapshot(s, layout=False)
         s.stop()

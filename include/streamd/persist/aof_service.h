@@ -117,6 +117,7 @@ class AofService final : public cmd::Persistence {
   void maybe_auto_rewrite();
   void remove_in_background(std::vector<std::string> paths);
   uint64_t current_size() const;
+  bool bgsave_running() const;
 
   cmd::Server& server_;
   cmd::Dispatcher& dispatcher_;

@@ -33,4 +33,12 @@ void report_cow();
 // In the parent, once the child has exited: the bytes it reported (0 if none); closes `fd`.
 uint64_t read_cow_report(int fd);
 
+// In the parent, from cron: whether child `pid` has ended, without blocking; its wait status in
+// `*status`. A child that can no longer be waited for counts as ended with exit code 1 (logged,
+// naming it by `what`).
+bool child_ended(pid_t pid, const char* what, int* status);
+
+// Kills child `pid` (SIGKILL) and reaps it.
+void kill_and_reap(pid_t pid);
+
 }  // namespace streamd::persist

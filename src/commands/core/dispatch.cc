@@ -112,11 +112,15 @@ std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& 
 Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
 
 std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
-  // While the AOF cannot be written, writes are refused, and PING too (as Redis does, so that
-  // monitoring notices); reads keep working.
+  // While the last background save failed (stop-writes-on-bgsave-error) or the AOF cannot be
+  // written, writes are refused, and PING too (as Redis does, so that monitoring notices); reads
+  // keep working. The RDB's refusal comes first, as in Redis.
+  if (!((spec.flags & kWrite) || spec.full_name == "ping")) return {};
+  if (Snapshots* rdb = server_.snapshots()) {
+    if (std::string e = rdb->write_error(); !e.empty()) return e;
+  }
   Persistence* p = server_.persistence();
-  if (!p || !((spec.flags & kWrite) || spec.full_name == "ping")) return {};
-  return p->write_error();
+  return p ? p->write_error() : std::string();
 }
 
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,

@@ -161,6 +161,7 @@ void Server::cron() {
   stats_.sample(now);
   if (persistence_) persistence_->cron(now);
   if (replication_) replication_->cron(now);
+  if (snapshots_) snapshots_->cron(now);
   int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis).
   const bool replica = replication_ && replication_->is_replica();

@@ -43,6 +43,16 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$43\r\nAsynchronously rewrite the append-only file\r\n"
     "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"bgsave"sv,
+    "~0\r\n~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$39\r\nAsynchronously save the dataset to disk\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n"
+    "$5\r\n3.2.2\r\n$28\r\nAdded the `SCHEDULE` option.\r\n$9\r\narguments\r\n"
+    "*1\r\n%5\r\n$4\r\nname\r\n$8\r\nschedule\r\n$4\r\ntype\r\n$10\r\n"
+    "pure-token\r\n$5\r\ntoken\r\n$8\r\nSCHEDULE\r\n$5\r\nsince\r\n"
+    "$5\r\n3.2.2\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
   {"client"sv,
     "~0\r\n~0\r\n"sv,
     4,

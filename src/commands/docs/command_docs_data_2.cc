@@ -13,6 +13,12 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"lastsave"sv,
+    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
   {"latency"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -536,6 +542,12 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$61\r\nReturn the role of the instance in the context of replication\r\n"
     "$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"save"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$38\r\nSynchronously save the dataset to disk\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$57\r\nO(N) where N is the total number of keys in all databases\r\n"sv},
   {"scan"sv,
     "~2\r\n$23\r\nnondeterministic_output\r\n$22\r\nrequest_policy:special\r\n"
     "~0\r\n"sv,

@@ -288,17 +288,17 @@ void persistence_section(Context& ctx, Section& s) {
   s.add("current_fork_perc", "0.00");
   s.add("current_save_keys_processed", 0);
   s.add("current_save_keys_total", 0);
-  // streamd has no RDB snapshots: every change since startup counts as unsaved.
-  s.add("rdb_changes_since_last_save", ctx.server.dirty());
-  s.add("rdb_bgsave_in_progress", 0);
-  s.add("rdb_last_save_time", ctx.server.start_ms() / 1000);
-  s.add("rdb_last_bgsave_status", "ok");
-  s.add("rdb_last_bgsave_time_sec", -1);
-  s.add("rdb_current_bgsave_time_sec", -1);
-  s.add("rdb_saves", 0);
-  s.add("rdb_last_cow_size", 0);
-  s.add("rdb_last_load_keys_expired", 0);
-  s.add("rdb_last_load_keys_loaded", 0);
+  SnapshotInfo r = snapshot_info(ctx.server);
+  s.add("rdb_changes_since_last_save", r.changes_since_last_save);
+  s.add("rdb_bgsave_in_progress", r.bgsave_in_progress ? 1 : 0);
+  s.add("rdb_last_save_time", r.last_save_time);
+  s.add("rdb_last_bgsave_status", r.last_bgsave_ok ? "ok" : "err");
+  s.add("rdb_last_bgsave_time_sec", r.last_bgsave_time_sec);
+  s.add("rdb_current_bgsave_time_sec", r.current_bgsave_time_sec);
+  s.add("rdb_saves", r.saves);
+  s.add("rdb_last_cow_size", r.last_cow_size);
+  s.add("rdb_last_load_keys_expired", r.last_load_keys_expired);
+  s.add("rdb_last_load_keys_loaded", r.last_load_keys_loaded);
   s.add("aof_enabled", p.aof_enabled ? 1 : 0);
   s.add("aof_rewrite_in_progress", p.aof_rewrite_in_progress ? 1 : 0);
   s.add("aof_rewrite_scheduled", p.aof_rewrite_scheduled ? 1 : 0);
@@ -368,8 +368,10 @@ void stats_section(Context& ctx, Section& s) {
   s.add("pubsub_patterns", ctx.server.pubsub().pattern_count());
   s.add("pubsubshard_channels", ctx.server.pubsub().shard_channel_count());
   PersistenceInfo pi = persistence_info(ctx.server);
-  s.add("latest_fork_usec", pi.latest_fork_usec);
-  s.add("total_forks", pi.total_forks);
+  SnapshotInfo ri = snapshot_info(ctx.server);
+  // Two services fork; neither knows which forked last, so the AOF's time wins when both have.
+  s.add("latest_fork_usec", pi.total_forks ? pi.latest_fork_usec : ri.latest_fork_usec);
+  s.add("total_forks", pi.total_forks + ri.total_forks);
   s.add("migrate_cached_sockets", 0);
   s.add("slave_expires_tracked_keys", 0);
   s.add("active_defrag_hits", 0);

@@ -80,6 +80,33 @@ void debug_protocol(Context& ctx, std::string_view type) {
   }
 }
 
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: SAVE, empty the keyspace, load the file back, as
+// Redis does. MERGE is accepted but streamd loads only into an empty keyspace, so NOFLUSH with
+// data fails the load.
+void debug_reload(Context& ctx) {
+  bool flush = true, save = true;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    std::string_view opt = ctx.arg(i);
+    if (iequals(opt, "noflush")) {
+      flush = false;
+    } else if (iequals(opt, "nosave")) {
+      save = false;
+    } else if (!iequals(opt, "merge")) {
+      return ctx.reply.error(errors::kDebugReloadOptions);
+    }
+  }
+  Snapshots* snap = ctx.server.snapshots();
+  if (!snap) return ctx.reply.error(errors::kSaveFailed);
+  switch (snap->reload(save, flush)) {
+    case Snapshots::Reload::kOk:
+      return ctx.reply.ok();
+    case Snapshots::Reload::kSaveFailed:
+      return ctx.reply.error(errors::kSaveFailed);
+    case Snapshots::Reload::kLoadFailed:
+      return ctx.reply.error(errors::kDebugReloadLoadFailed);
+  }
+}
+
 void debug(Context& ctx) {
   if (!debug_allowed(ctx)) return ctx.reply.error(errors::kDebugNotAllowed);
   std::string_view sub = ctx.arg(1);
@@ -98,6 +125,7 @@ void debug(Context& ctx) {
     return ctx.reply.ok();
   }
   if (iequals(sub, "protocol") && ctx.argc() == 3) return debug_protocol(ctx, ctx.arg(2));
+  if (iequals(sub, "reload")) return debug_reload(ctx);
   ctx.reply.error(errors::unknown_subcommand_or_arity(sub, "DEBUG"));
 }
 
@@ -199,10 +227,19 @@ void shutdown(Context& ctx) {
   // streamd shuts down at once, so there is never a shutdown in progress to abort.
   if (abort) return ctx.reply.error(errors::kNoShutdownInProgress);
   if (!ctx.server.request_shutdown) return ctx.reply.error(errors::kShutdownFailed);
-  if (save) spdlog::warn("SHUTDOWN SAVE: streamd keeps no RDB snapshot, shutting down without one");
+  // The final snapshot first, so a failed save can still be answered (and the server stays up
+  // unless FORCE); the shutdown hook's own call then finds it done.
+  if (Snapshots* snap = ctx.server.snapshots()) {
+    auto mode = save     ? Snapshots::ShutdownSave::kSave
+                : nosave ? Snapshots::ShutdownSave::kNoSave
+                         : Snapshots::ShutdownSave::kDefault;
+    if (!snap->shutdown_save(mode)) {
+      if (!force) return ctx.reply.error(errors::kShutdownFailed);
+      spdlog::warn("Error trying to save the DB. Exit anyway.");
+    }
+  }
   spdlog::warn("User requested shutdown...");
   (void)now;
-  (void)force;
   // As Redis, no reply: the server closes the connection as it exits.
   ctx.session.close_after_reply = true;
   ctx.server.request_shutdown();

@@ -261,6 +261,23 @@ inline constexpr std::string_view kWaitaofAppendonlyOff =
 // "MISCONF Errors writing to the AOF file: No space left on device" (writes refused)
 std::string aof_write_error(std::string_view reason);
 
+// ---- persistence (RDB) ----------------------------------------------------------------------
+inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
+inline constexpr std::string_view kBgsaveOtherChild =
+    "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in "
+    "order to schedule a BGSAVE whenever possible.";
+// SAVE / BGSAVE / DEBUG RELOAD when the file could not be written: Redis's bare "-ERR".
+inline constexpr std::string_view kSaveFailed = "ERR";
+inline constexpr std::string_view kRdbMisconf =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "
+    "RDB error.";
+inline constexpr std::string_view kDebugReloadOptions =
+    "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.";
+inline constexpr std::string_view kDebugReloadLoadFailed = "ERR Error trying to load the RDB dump";
+
 // ---- replication (master side; commands/repl/) ----
 inline constexpr std::string_view kSyncPendingOutput =
     "ERR SYNC and PSYNC are invalid with pending output";

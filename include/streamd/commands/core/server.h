@@ -18,6 +18,7 @@
 #include "streamd/commands/core/propagation.h"
 #include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/commands/core/snapshots.h"
 #include "streamd/commands/core/stats.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/config/config.h"
@@ -74,6 +75,9 @@ class Server final : public engine::KeyObserver {
   // Replication (repl/), attached by startup; null in tests that run without it.
   void set_replication(Replication* r) { replication_ = r; }
   Replication* replication() const { return replication_; }
+  // RDB snapshots (persist/rdb_service.h), attached by startup; null in tests without one.
+  void set_snapshots(Snapshots* s) { snapshots_ = s; }
+  Snapshots* snapshots() const { return snapshots_; }
   // Whether records are wanted at all: an AOF is attached and appendonly is on, or the
   // replication stream is fed (a backlog exists).
   bool propagating() const {
@@ -92,11 +96,12 @@ class Server final : public engine::KeyObserver {
   // Counts key changes and flushes (for dispatch: did a write command change anything?).
   uint64_t changes() const { return changes_; }
   // Redis's server.dirty, INFO's rdb_changes_since_last_save: every command adds the changes it
-  // counted (Context::dirty, Redis's rule per command). streamd saves no RDB, so only startup
-  // (after loading the AOF: loaded data is not an unsaved change) resets it.
+  // counted (Context::dirty, Redis's rule per command). A successful SAVE resets it, a BGSAVE
+  // takes off what it saw (set_dirty), and startup resets it after loading.
   uint64_t dirty() const { return dirty_; }
   void add_dirty(uint64_t n) { dirty_ += n; }
   void reset_dirty() { dirty_ = 0; }
+  void set_dirty(uint64_t n) { dirty_ = n; }
   // Group commit, for the network layer: hold this client's output until sync_propagation().
   bool must_hold_replies(const Session& s) const {
     return persistence_ && persistence_->must_hold_replies(s.propagation_ticket);
@@ -127,6 +132,7 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms_;
   Persistence* persistence_ = nullptr;
   Replication* replication_ = nullptr;
+  Snapshots* snapshots_ = nullptr;
   PropagationBatch propagation_;
   int unit_depth_ = 0;
   uint64_t changes_ = 0;

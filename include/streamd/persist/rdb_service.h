@@ -1,0 +1,98 @@
+// RdbService: the RDB snapshot file (`dbfilename` in `dir`, the working directory) of a running
+// server, as redis-server 7.0.15 keeps it; what the command layer sees as cmd::Snapshots.
+//
+// - Startup (load_at_startup, when appendonly is no: the AOF wins when enabled, as in Redis):
+//   the file is read whole and loaded all or nothing through rdb::load; a missing file starts
+//   empty, a bad one stops startup. Keys already expired are dropped (streamd loads as a master).
+// - SAVE writes in the event loop; BGSAVE forks (persist/snapshot_child.h) and the child writes
+//   from its copy-on-write image. Both write temp-<pid>.rdb, fsync it, rename it over the file
+//   and fsync the directory, so a crash leaves the old file or the new one, never half of one.
+// - The `save` rules fire from cron (changes since the last save and seconds since it); a failed
+//   BGSAVE is retried after kBgsaveRetryDelaySec, and with stop-writes-on-bgsave-error writes are
+//   refused (MISCONF) until a save succeeds.
+// - One child at a time with the AOF rewrite: BGSAVE while a rewrite runs is refused or, with
+//   SCHEDULE (or inside EXEC), started by the cron once the rewrite is gone.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "streamd/commands/core/snapshots.h"
+#include "streamd/persist/rdb/rdb.h"
+
+namespace streamd::cmd {
+class Server;
+}
+
+namespace streamd::persist {
+
+class RdbService final : public cmd::Snapshots {
+ public:
+  explicit RdbService(cmd::Server& server);
+  ~RdbService() override;
+  RdbService(const RdbService&) = delete;
+  RdbService& operator=(const RdbService&) = delete;
+
+  // Loads `dbfilename` into the (empty) keyspace if the file exists. False: startup must stop
+  // (logged, naming the offending key where there is one).
+  bool load_at_startup();
+  // Attaches to the server (SAVE, BGSAVE, cron, INFO).
+  void attach();
+
+  // ---- cmd::Snapshots ----
+  bool save() override;
+  BgsaveStart bgsave(bool schedule, bool in_exec) override;
+  bool bgsave_in_progress() const override { return child_pid_ > 0; }
+  int64_t lastsave() const override { return lastsave_s_; }
+  cmd::SnapshotInfo info() const override;
+  std::string write_error() const override;
+  void cron(int64_t now_ms) override;
+  bool shutdown_save(ShutdownSave mode) override;
+  Reload reload(bool save, bool flush) override;
+
+  // For tests: the pid of a running BGSAVE child (0 if none), and a blocking wait for it
+  // (returns whether it succeeded).
+  pid_t child() const { return child_pid_; }
+  bool wait_child();
+
+  // The options SAVE/BGSAVE write with (rdb-version, rdbcompression, rdbchecksum) and startup
+  // loads with (rdb-skip-unsupported-types), from the live configuration.
+  rdb::SaveOptions save_options() const;
+  rdb::LoadOptions load_options() const;
+
+ private:
+  // Writes the keyspace to temp-<temp_pid>.rdb and renames it over `name`. Logs failures.
+  bool write_file(const std::string& name, int temp_pid) const;
+  // Loads `path` into the server's keyspace (which must be empty). `*missing`: no such file.
+  bool load_file(const std::string& path, bool* missing);
+  bool fork_bgsave();
+  void bgsave_done(int status);
+  void kill_child();
+  bool other_child_active() const;
+  bool has_rules() const;
+  int64_t now_s() const;
+
+  cmd::Server& server_;
+  int64_t lastsave_s_ = 0;
+  int64_t last_try_s_ = 0;
+  bool last_ok_ = true;
+  uint64_t saves_ = 0;
+  bool scheduled_ = false;
+  bool shutdown_done_ = false;
+
+  pid_t child_pid_ = 0;
+  int64_t child_start_s_ = -1;
+  uint64_t dirty_before_ = 0;
+  int64_t last_bgsave_time_sec_ = -1;
+  int cow_pipe_ = -1;
+  uint64_t last_cow_bytes_ = 0;
+  int64_t last_fork_us_ = 0;
+  uint64_t forks_ = 0;
+
+  uint64_t load_keys_loaded_ = 0;
+  uint64_t load_keys_expired_ = 0;
+};
+
+}  // namespace streamd::persist
