@@ -1,5 +1,6 @@
 #include "streamd/persist/aof_loader.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -20,6 +21,17 @@ using text::iequals;
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Redis 7 tells an RDB base from a RESP one by its first five bytes.
+bool starts_with_rdb_magic(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[5];
+  bool rdb = ::read(fd, magic, sizeof magic) == static_cast<ssize_t>(sizeof magic) &&
+             std::string_view(magic, sizeof magic) == "REDIS";
+  ::close(fd);
+  return rdb;
 }
 
 std::string fix_hint(const std::string& dir) {
@@ -63,11 +75,15 @@ struct FileLoad {
   bool load(const AofFileInfo& f, bool last, const char* kind) {
     std::string path = join_path(dir, f.name);
     auto t0 = std::chrono::steady_clock::now();
-    if (f.name.size() >= 4 && f.name.compare(f.name.size() - 4, 4, ".rdb") == 0) {
-      return fail("The AOF base file " + f.name +
-                  " is in RDB format, which streamd does not read: rewrite the AOF in "
-                  "redis-server with aof-use-rdb-preamble no (CONFIG SET aof-use-rdb-preamble no, "
-                  "then BGREWRITEAOF) before moving it to streamd");
+    if (f.type == AofFileType::kBase && starts_with_rdb_magic(path)) {
+      if (!opts.load_rdb) return fail("The AOF base file " + f.name + " is an RDB");
+      std::string why;
+      if (!opts.load_rdb(path, &why)) {
+        return fail("Bad RDB base file " + f.name + " of the AOF: " + why);
+      }
+      done_before += file_size(path).value_or(0);
+      spdlog::info("DB loaded from {} file {}: {:.3f} seconds", kind, f.name, since(t0));
+      return true;
     }
     AofReader r;
     std::string err;

@@ -23,6 +23,8 @@
 #include "streamd/persist/dataset_writer.h"
 #include "streamd/persist/file_util.h"
 #include "streamd/persist/loading_runner.h"
+#include "streamd/persist/rdb/rdb.h"
+#include "streamd/persist/rdb_service.h"
 #include "streamd/persist/snapshot_child.h"
 
 namespace streamd::persist {
@@ -241,6 +243,10 @@ bool AofService::load_existing() {
   LoadingRunner runner(dispatcher_);
   LoadOptions lo;
   lo.load_truncated = opts_.load_truncated;
+  lo.load_rdb = [this](const std::string& file, std::string* why) {
+    rdb::LoadStats st;
+    return load_rdb_file(server_, file, &st, why);
+  };
   lo.progress = [this](uint64_t done, uint64_t total) {
     loading_done_ = done;
     loading_total_ = total;
@@ -457,6 +463,8 @@ bool AofService::fork_rewrite() {
     ::close(cow_pipe_);  // left by a child that was killed
     cow_pipe_ = -1;
   }
+  // aof-use-rdb-preamble yes: the new base is an RDB (Redis 7's layout), decided at the fork.
+  bool rdb_base = server_.config().aof_use_rdb_preamble();
   ForkedChild child = fork_snapshot_child({});
   pid_t pid = child.pid;
   if (pid < 0) {
@@ -468,10 +476,13 @@ bool AofService::fork_rewrite() {
         opts_.dirname, std::string(kTempRewritePrefix) + std::to_string(::getpid()) + ".aof");
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) ::_exit(2);
-    bool ok = write_dataset(server_.keyspace(), now_ms, [fd](std::string_view bytes) {
+    auto out = [fd](std::string_view bytes) {
       int err = 0;
       return write_fully(fd, bytes, &err) == bytes.size();
-    });
+    };
+    bool ok = rdb_base
+                  ? rdb::save(server_.keyspace(), now_ms, rdb_save_options(server_.config()), out)
+                  : write_dataset(server_.keyspace(), now_ms, out);
     ok = ok && sync_file(fd) == 0;
     ::close(fd);
     report_cow();
@@ -483,6 +494,7 @@ bool AofService::fork_rewrite() {
   server_.stats().latency.add_if_needed("fork", last_fork_us_ / 1000, now_ms / 1000,
                                         server_.config().latency_monitor_threshold());
   child_pid_ = pid;
+  child_rdb_base_ = rdb_base;
   child_temp_ = std::string(kTempRewritePrefix) + std::to_string(pid) + ".aof";
   rewrite_start_ms_ = now_ms;
   spdlog::info("Background append only file rewriting started by pid {} (fork took {} us)", pid,
@@ -520,7 +532,8 @@ void AofService::rewrite_done(int status) {
   }
   spdlog::info("Background AOF rewrite terminated with success");
   long long seq = manifest_.base_seq() + 1;
-  std::string base = base_file_name(opts_.filename, seq);
+  std::string base = child_rdb_base_ ? rdb_base_file_name(opts_.filename, seq)
+                                     : base_file_name(opts_.filename, seq);
   std::string base_path = join_path(opts_.dirname, base);
   if (::rename(temp.c_str(), base_path.c_str()) != 0) {
     spdlog::warn("Error trying to rename the temporary AOF base file {} into {}: {}", child_temp_,

@@ -137,6 +137,10 @@ std::string base_file_name(std::string_view prefix, long long seq) {
   return std::string(prefix) + "." + std::to_string(seq) + ".base.aof";
 }
 
+std::string rdb_base_file_name(std::string_view prefix, long long seq) {
+  return std::string(prefix) + "." + std::to_string(seq) + ".base.rdb";
+}
+
 std::string incr_file_name(std::string_view prefix, long long seq) {
   return std::string(prefix) + "." + std::to_string(seq) + ".incr.aof";
 }

@@ -71,8 +71,7 @@ bool RdbService::other_child_active() const {
   return p && p->info().aof_rewrite_in_progress;
 }
 
-rdb::SaveOptions RdbService::save_options() const {
-  const config::Config& cfg = server_.config();
+rdb::SaveOptions rdb_save_options(const config::Config& cfg) {
   rdb::SaveOptions o;
   o.version = static_cast<int>(cfg.ref<std::int64_t>("rdb-version"));
   o.compression = flag_or(cfg, "rdbcompression", o.compression);
@@ -80,15 +79,28 @@ rdb::SaveOptions RdbService::save_options() const {
   return o;
 }
 
-rdb::LoadOptions RdbService::load_options() const {
-  const config::Config& cfg = server_.config();
+rdb::LoadOptions rdb_load_options(cmd::Server& server) {
+  const config::Config& cfg = server.config();
   rdb::LoadOptions o;
   o.skip_unsupported_types = flag_or(cfg, "rdb-skip-unsupported-types", false);
-  o.now_ms = server_.clock().now_ms();
+  o.now_ms = server.clock().now_ms();
   o.stream_limits = engine::StreamLimits{static_cast<uint64_t>(cfg.stream_node_max_entries()),
                                          static_cast<uint64_t>(cfg.stream_node_max_bytes())};
   o.log = [](std::string_view line) { spdlog::warn("{}", line); };
   return o;
+}
+
+bool load_rdb_file(cmd::Server& server, const std::string& path, rdb::LoadStats* stats,
+                   std::string* error, bool* missing) {
+  if (missing) *missing = false;
+  int err = 0;
+  auto bytes = read_file(path, &err);
+  if (!bytes) {
+    if (missing) *missing = err == ENOENT;
+    *error = std::strerror(err);
+    return false;
+  }
+  return rdb::load(*bytes, server.keyspace(), rdb_load_options(server), stats, error);
 }
 
 // ---- writing -----------------------------------------------------------------------------------
@@ -105,7 +117,7 @@ bool RdbService::write_file(const std::string& name, int temp_pid) const {
   int err = 0;
   const char* op = "write";
   bool ok = rdb::save(
-      server_.keyspace(), server_.clock().now_ms(), save_options(),
+      server_.keyspace(), server_.clock().now_ms(), rdb_save_options(server_.config()),
       [&](std::string_view bytes) { return write_fully(fd, bytes, &err) == bytes.size(); });
   if (ok && (err = sync_file(fd)) != 0) {
     ok = false;
@@ -301,22 +313,11 @@ bool RdbService::shutdown_save(ShutdownSave mode) {
 // ---- loading -----------------------------------------------------------------------------------
 
 bool RdbService::load_file(const std::string& path, bool* missing) {
-  *missing = false;
-  int err = 0;
-  auto bytes = read_file(path, &err);
-  if (!bytes) {
-    if (err == ENOENT) {
-      *missing = true;
-      return false;
-    }
-    spdlog::warn("Fatal error loading the DB: {}. Exiting.", std::strerror(err));
-    return false;
-  }
   int64_t t0 = engine::monotonic_us();
   rdb::LoadStats st;
   std::string why;
-  if (!rdb::load(*bytes, server_.keyspace(), load_options(), &st, &why)) {
-    spdlog::warn("Fatal error loading the DB {}: {}", path, why);
+  if (!load_rdb_file(server_, path, &st, &why, missing)) {
+    if (!*missing) spdlog::warn("Fatal error loading the DB {}: {}. Exiting.", path, why);
     return false;
   }
   if (std::string_view v = aux_value(st, "redis-ver"); !v.empty()) {

@@ -193,6 +193,88 @@ class RdbInteropTest(unittest.TestCase):
         after = h.snapshot(r, layout=False)
         self.assertEqual(before, after, h.diff(before, after))
 
+    def test_a_redis_dump_with_a_list_stops_startup_naming_the_key(self):
+        rwd = h.workdir(self)
+        r = servers.start_redis(workdir=rwd)
+        self.addCleanup(r.stop)
+        with r.client() as c:
+            h.call(c, "SET", "fine", "1")
+            h.call(c, "RPUSH", "mylist", "a", "b")
+            self.assertEqual(c.call("SAVE").text, b"OK")
+        r.stop()
+        wd = h.workdir(self)
+        shutil.copy(rwd / "dump.rdb", wd / "dump.rdb")
+        r2 = subprocess.run([str(servers.streamd_bin()), "--port", str(servers.free_port()),
+                             "--dir", str(wd), *NO_AOF], capture_output=True, timeout=30)
+        self.assertNotEqual(r2.returncode, 0)
+        out = (r2.stdout + r2.stderr).decode()
+        self.assertIn("Unsupported type list", out)
+        self.assertIn("mylist", out)
+        self.assertNotIn("Ready to accept connections", out)
+
+
+@needs_streamd
+@needs_redis
+class AofRdbPreambleTest(unittest.TestCase):
+    """aof-use-rdb-preamble yes: the rewrite's base file is an RDB (name *.base.rdb, type b in
+    the manifest), as Redis 7 writes it; the loader reads an RDB base from either server."""
+
+    def test_streamd_writes_and_reloads_an_rdb_base(self):
+        wd = h.workdir(self)
+        s = h.start(self, wd, "--aof-use-rdb-preamble", "yes", "--rdb-version", "10")
+        with s.client() as c:
+            h.build_dataset(c)
+            self.assertIsNone(h.call(c, "GET", "gone"))
+            c.call("BGREWRITEAOF")
+        h.wait_rewrite(s)
+        with s.client() as c:
+            h.build_dataset(c, part=2)
+        before = h.snapshot(s, layout=False)
+        s.stop()
+        self.assertEqual(h.manifest(wd), "file appendonly.aof.2.base.rdb seq 2 type b\n"
+                                         "file appendonly.aof.2.incr.aof seq 2 type i\n")
+        base = wd / "appendonlydir" / "appendonly.aof.2.base.rdb"
+        self.assertTrue(base.read_bytes().startswith(b"REDIS0010"))
+        check_rdb(self, base)
+        s2 = h.start(self, wd)  # the preamble setting does not matter for loading
+        after = h.snapshot(s2, layout=False)
+        self.assertEqual(before, after, h.diff(before, after))
+        s2.stop()
+        # The same directory loads into redis-server 7.0.15.
+        rwd = h.workdir(self)
+        shutil.copytree(wd / "appendonlydir", rwd / "appendonlydir")
+        r = servers.start_redis("--appendonly", "yes", workdir=rwd)
+        self.addCleanup(r.stop)
+        after = h.snapshot(r, layout=False)
+        self.assertEqual(before, after, h.diff(before, after))
+
+    def test_a_redis_aof_with_an_rdb_base_loads_into_streamd(self):
+        rwd = h.workdir(self)
+        r = servers.start_redis("--appendonly", "yes", "--aof-use-rdb-preamble", "yes",
+                                workdir=rwd)
+        self.addCleanup(r.stop)
+        with r.client() as c:
+            h.build_dataset(c)
+            self.assertIsNone(h.call(c, "GET", "gone"))
+            c.call("BGREWRITEAOF")
+        h.wait_rewrite(r)
+        with r.client() as c:
+            # Plain records in the incremental file after the RDB base. (Part 2 of the dataset
+            # is left out here: replaying redis-server 7.0's propagated form of a history
+            # XREADGROUP loses the delivery count, a difference of the AOF replay, not of the
+            # RDB base.)
+            h.call(c, "SET", "after-rewrite", "1")
+            h.call(c, "XADD", "st", "*", "after", "rewrite")
+        before = h.snapshot(r, layout=False)
+        r.stop()
+        self.assertIn("type b", h.manifest(rwd))
+        self.assertIn(".base.rdb", h.manifest(rwd))
+        wd = h.workdir(self)
+        shutil.copytree(rwd / "appendonlydir", wd / "appendonlydir")
+        s = h.start(self, wd)
+        after = h.snapshot(s, layout=False)
+        self.assertEqual(before, after, h.diff(before, after))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -35,6 +35,10 @@ struct LoadOptions {
   bool load_truncated = true;  // aof-load-truncated
   // Called now and then with (bytes loaded, total bytes) for INFO's loading fields.
   std::function<void(uint64_t, uint64_t)> progress;
+  // Loads a base file that is an RDB (it starts with "REDIS", as Redis 7 recognises one, whatever
+  // its name): aof-use-rdb-preamble yes, streamd's or redis-server's. False (with the reason in
+  // `*error`) stops loading. Without it, such a base is refused.
+  std::function<bool(const std::string& path, std::string* error)> load_rdb;
 };
 
 struct LoadResult {

@@ -131,7 +131,8 @@ class AofService final : public cmd::Persistence {
 
   // Rewrite state.
   pid_t child_pid_ = 0;
-  std::string child_temp_;  // the child's temporary file name (in the AOF directory)
+  std::string child_temp_;       // the child's temporary file name (in the AOF directory)
+  bool child_rdb_base_ = false;  // the child writes an RDB base (aof-use-rdb-preamble yes)
   int64_t rewrite_start_ms_ = 0;
   bool rewrite_scheduled_ = false;
   // CONFIG SET appendonly yes: records go to the temporary incr file until the first base.

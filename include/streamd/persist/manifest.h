@@ -60,6 +60,8 @@ std::string temp_manifest_name(std::string_view prefix);  // temp-prefix.manifes
 // The incremental file written while CONFIG SET appendonly yes waits for its first base.
 std::string temp_incr_file_name(std::string_view prefix);            // temp-prefix.incr
 std::string base_file_name(std::string_view prefix, long long seq);  // prefix.seq.base.aof
+// prefix.seq.base.rdb: the base a rewrite writes under aof-use-rdb-preamble yes (Redis 7 names).
+std::string rdb_base_file_name(std::string_view prefix, long long seq);
 std::string incr_file_name(std::string_view prefix, long long seq);  // prefix.seq.incr.aof
 
 // Quotes a name if it needs it (spaces, quotes, backslashes, unprintable bytes).

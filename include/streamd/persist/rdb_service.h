@@ -26,7 +26,23 @@ namespace streamd::cmd {
 class Server;
 }
 
+namespace streamd::config {
+class Config;
+}
+
 namespace streamd::persist {
+
+// The options RDB output is written with (rdb-version, rdbcompression, rdbchecksum: SAVE,
+// BGSAVE, an AOF rewrite with aof-use-rdb-preamble) and RDB input is read with
+// (rdb-skip-unsupported-types, stream node limits; keys already expired are dropped), from the
+// live configuration.
+rdb::SaveOptions rdb_save_options(const config::Config& cfg);
+rdb::LoadOptions rdb_load_options(cmd::Server& server);
+
+// Reads `path` whole and loads it into the server's keyspace (which must be empty), all or
+// nothing. False with `*error` set (and `*missing` when there is no such file).
+bool load_rdb_file(cmd::Server& server, const std::string& path, rdb::LoadStats* stats,
+                   std::string* error, bool* missing = nullptr);
 
 class RdbService final : public cmd::Snapshots {
  public:
@@ -56,11 +72,6 @@ class RdbService final : public cmd::Snapshots {
   // (returns whether it succeeded).
   pid_t child() const { return child_pid_; }
   bool wait_child();
-
-  // The options SAVE/BGSAVE write with (rdb-version, rdbcompression, rdbchecksum) and startup
-  // loads with (rdb-skip-unsupported-types), from the live configuration.
-  rdb::SaveOptions save_options() const;
-  rdb::LoadOptions load_options() const;
 
  private:
   // Writes the keyspace to temp-<temp_pid>.rdb and renames it over `name`. Logs failures.

@@ -345,5 +345,40 @@ TEST_F(RdbServiceTest, StartupPrefersTheAofWhenAppendonlyIsOn) {
   }
 }
 
+TEST_F(RdbServiceTest, AnAofWithAnRdbBaseLoads) {
+  rdb_->attach();
+  run({"SET", "in-base", "1"});
+  run({"XADD", "s", "1-1", "f", "v"});
+  EXPECT_EQ(run({"SAVE"}), "+OK");
+  fs::create_directories(dir_ / "appendonlydir");
+  fs::rename(dir_ / "dump.rdb", dir_ / "appendonlydir" / "appendonly.aof.1.base.rdb");
+  {
+    std::FILE* f = std::fopen("appendonlydir/appendonly.aof.1.incr.aof", "wb");
+    std::fputs("*3\r\n$3\r\nSET\r\n$7\r\nin-incr\r\n$1\r\n2\r\n", f);
+    std::fclose(f);
+    f = std::fopen("appendonlydir/appendonly.aof.manifest", "wb");
+    std::fputs(
+        "file appendonly.aof.1.base.rdb seq 1 type b\n"
+        "file appendonly.aof.1.incr.aof seq 1 type i\n",
+        f);
+    std::fclose(f);
+  }
+  fresh();
+  AofOptions o = AofService::options_from(h_->config());
+  o.enabled = true;
+  AofService aof(h_->server(), h_->dispatcher(), o);
+  ASSERT_TRUE(load_dataset(*rdb_, aof, true));
+  EXPECT_EQ(run({"GET", "in-base"}), "\"1\"");
+  EXPECT_EQ(run({"GET", "in-incr"}), "\"2\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 1");
+  // aof-use-rdb-preamble yes: the rewrite's base is an RDB again, named .base.rdb.
+  ASSERT_FALSE(h_->config().set("aof-use-rdb-preamble", "yes"));
+  ASSERT_EQ(aof.start_rewrite(false), cmd::Persistence::RewriteStart::kStarted);
+  ASSERT_TRUE(aof.wait_rewrite());
+  ASSERT_TRUE(aof.manifest().base);
+  EXPECT_EQ(aof.manifest().base->name, "appendonly.aof.2.base.rdb");
+  EXPECT_TRUE(aof.shutdown_flush());
+}
+
 }  // namespace
 }  // namespace streamd::persist
