@@ -1,6 +1,8 @@
 // ConsumerGroup: read-only views (XPENDING, XINFO), deep copy, memory estimate and the
 // invariant check.
 
+#include <algorithm>
+
 #include "streamd/engine/consumer_group.h"
 
 namespace streamd::engine {
@@ -38,17 +40,22 @@ std::vector<PendingRecord> ConsumerGroup::pending_range(
     std::optional<std::string_view> consumer) const {
   std::vector<PendingRecord> r;
   Pel::Iterator it;
+  std::size_t most = pel_.size();
   if (consumer) {
     const Consumer* c = find_consumer(*consumer);
     if (!c) return r;
     it = c->pel().seek(start);
+    most = c->pending_count();
   } else {
     it = pel_.seek(start);
   }
+  // Room for what the walk can return at most, up to a bound (a large COUNT over a narrow range
+  // must not reserve for the whole PEL): no regrowth while filling for the usual COUNTs.
+  constexpr std::size_t kReserveMax = 1024;
+  r.reserve(std::min({count, most, kReserveMax}));
   for (; it.valid() && r.size() < count; ++it) {
-    StreamId id = it.id();
-    if (id > end) break;
-    PendingEntry e = it.entry();
+    PendingEntry e = it.entry();  // decodes the ID once (it.id() would again)
+    if (e.id > end) break;
     if (min_idle_ms != 0 && now_ms - e.delivery_time_ms < min_idle_ms) continue;
     r.push_back(record_of(e));
   }

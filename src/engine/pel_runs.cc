@@ -162,9 +162,17 @@ void Pel::Iterator::enter_run() {
 }
 
 Pel::Iterator& Pel::Iterator::operator++() {
-  ++rec_;
-  if (!by_runs_) return *this;
-  if (rec_.valid() && !(run_end_ < id())) return *this;
+  if (!by_runs_) {
+    ++rec_;
+    return *this;
+  }
+  // At the run's last record go straight to the next run: the record after it belongs to
+  // another run, so stepping onto it first would be a wasted tree step per run.
+  if (id() != run_end_) {
+    ++rec_;
+    assert(rec_.valid() && !(run_end_ < id()));
+    return *this;
+  }
   ++run_;
   enter_run();
   return *this;
@@ -195,7 +203,13 @@ Pel::Iterator Pel::owner_seek(uint32_t owner, StreamId from) const {
     it.run_end_ = it.run_.value();
     return it;
   }
-  it.run_ = runs(Index::kOwner).seek(SeekOp::kGt, key.view());
+  // The first run after `from`: the one after the run found (the greatest key <= the sought
+  // one), without a second seek.
+  if (it.run_.valid()) {
+    ++it.run_;
+  } else {
+    it.run_ = runs(Index::kOwner).begin();
+  }
   it.enter_run();
   return it;
 }
