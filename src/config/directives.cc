@@ -190,6 +190,13 @@ const Directive kDirectives[] = {
     // The RDB version of full syncs (and, with issue 14, SAVE/BGSAVE/DUMP): a replica does not
     // say which Redis it runs, so a redis-server 7.0 replica needs rdb-version 10.
     int_row("rdb-version", "12", 10, 12).with_check(check_rdb_version),
+    // RDB output (full syncs, DUMP, SAVE/BGSAVE): LZF for strings, the CRC64 trailer. Redis
+    // reads rdbchecksum only at startup; so does streamd.
+    bool_row("rdbcompression", "yes"),
+    bool_row("rdbchecksum", "yes").immutable(),
+    // streamd's own: an input RDB with lists, hashes, sets, sorted sets or modules loads the
+    // rest (each skipped key logged) instead of stopping startup.
+    bool_row("rdb-skip-unsupported-types", "no"),
     memory_row("repl-backlog-size", "1mb", 1, kLongMax),
     int_row("repl-backlog-ttl", "3600", 0, kIntMax),
     bool_row("repl-diskless-sync", "yes"),

@@ -165,6 +165,8 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
   int timeout_ms = static_cast<int>(cfg.ref<std::int64_t>("repl-timeout") * 1000);
   persist::rdb::SaveOptions rdb;
   rdb.version = static_cast<int>(cfg.ref<std::int64_t>("rdb-version"));
+  rdb.compression = cfg.ref<bool>("rdbcompression");
+  rdb.checksum = cfg.ref<bool>("rdbchecksum");
   // Redis's replication aux fields. The stream names its database first after a full sync
   // (reset_selected_db below), so the stream db the file records is 0.
   rdb.aux = {{"repl-stream-db", "0"},

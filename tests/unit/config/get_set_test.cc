@@ -88,7 +88,7 @@ TEST(ConfigGetSet, SetErrors) {
   EXPECT_EQ(set(cfg, {"hz", "5", "foo"}), "ERR syntax error");
   for (const char* immutable :
        {"unixsocket", "unixsocketperm", "tcp-backlog", "logfile", "daemonize", "pidfile",
-        "appenddirname", "appendfilename", "enable-debug-command"}) {
+        "appenddirname", "appendfilename", "enable-debug-command", "rdbchecksum"}) {
     EXPECT_EQ(set(cfg, {immutable, "x"}),
               std::string("ERR CONFIG SET failed (possibly related to argument '") + immutable +
                   "') - can't set immutable config");

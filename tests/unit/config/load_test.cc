@@ -109,6 +109,24 @@ TEST(ConfigLoad, FlagsOverrideTheFile) {
   EXPECT_EQ(cfg.maxclients(), 50);
 }
 
+// The RDB directives (issue 14): from a file and from flags, and CONFIG SET for the mutable ones.
+TEST(ConfigLoad, RdbDirectives) {
+  ScratchDir dir;
+  const std::string path =
+      dir.write("r.conf", "rdbcompression no\nrdbchecksum no\nrdb-skip-unsupported-types yes\n");
+  Config cfg;
+  ASSERT_EQ(fatal(cfg.load(cmdline({path, "--rdbcompression", "yes"}))), "no error");
+  EXPECT_EQ(cfg.get("rdbcompression"), "yes");
+  EXPECT_EQ(cfg.get("rdbchecksum"), "no");
+  EXPECT_EQ(cfg.get("rdb-skip-unsupported-types"), "yes");
+  EXPECT_FALSE(cfg.set("rdbcompression", "no"));
+  EXPECT_EQ(cfg.get("rdbcompression"), "no");
+  EXPECT_FALSE(cfg.set("rdb-skip-unsupported-types", "no"));
+  EXPECT_EQ(cfg.get("rdb-skip-unsupported-types"), "no");
+  EXPECT_EQ(fatal(Config().load(cmdline({"--rdbchecksum", "maybe"}))),
+            block(2, "rdbchecksum \"maybe\"", "argument must be 'yes' or 'no'"));
+}
+
 TEST(ConfigLoad, FlagsWithSeveralWords) {
   Config cfg;
   ASSERT_EQ(fatal(cfg.load(cmdline({"--save", "900", "1", "300", "10", "--bind", "a", "b", "c",
