@@ -19,14 +19,17 @@
 #include "streamd/commands/core/command_table.h"
 #include "streamd/commands/core/dispatch.h"
 #include "streamd/commands/core/server.h"
+#include "streamd/commands/keyspace/migrate.h"
 #include "streamd/commands/server/stream_selection.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/logging.h"
+#include "streamd/net/outbound_client.h"
 #include "streamd/net/settings.h"
 #include "streamd/persist/aof_service.h"
 #include "streamd/persist/check_aof.h"
+#include "streamd/persist/rdb/dump_codec.h"
 #include "streamd/persist/rdb_service.h"
 #include "streamd/persist/startup.h"
 #include "streamd/repl/master.h"
@@ -173,8 +176,12 @@ int main(int argc, char** argv) {
   engine::SystemClock clock;
   cmd::Server server(cfg, clock);
   cmd::Dispatcher dispatcher(server);
+  persist::rdb::DumpCodec dump_codec;  // DUMP / RESTORE payloads
+  server.set_value_codec(&dump_codec);
   asio::io_context io(1);  // one thread runs everything: the Redis model
   net::FrontEnd front_end(io, server, dispatcher, cfg);
+  net::OutboundClient migrate_client(io, front_end);  // MIGRATE's connections to its targets
+  cmd::set_migrate_connector(server, &migrate_client);
 
   if (!front_end.listen()) return 1;
   // The REST API (rest-port) shares the loop, the dispatcher and the TLS context.

@@ -13,6 +13,14 @@ std::string rest_unsupported(std::string_view full_name) {
          "' is not supported over REST (use /multi-exec for transactions)";
 }
 
+std::string migrate_io(std::string_view what) {
+  return "IOERR error or timeout " + std::string(what) + " to target instance";
+}
+
+std::string migrate_target(std::string_view error) {
+  return "ERR Target instance replied with error: " + std::string(error);
+}
+
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
   // Redis formats with C strings: an argument ends at its first NUL byte. The echoed arguments
   // stop once they reach 128 bytes, and each is cut to what is left of those 128.

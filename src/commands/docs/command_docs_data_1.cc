@@ -395,6 +395,19 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$39\r\nDiscard all commands issued after MULTI\r\n"
     "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n"
     "$10\r\ncomplexity\r\n$45\r\nO(N), when N is the number of queued commands\r\n"sv},
+  {"dump"sv,
+    "~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n"
+    "~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n"
+    "$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n"
+    "find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n"
+    "%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n"
+    ":0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$69\r\nReturn a serialized version of the value stored at the specified key.\r\n"
+    "$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
+    "$10\r\ncomplexity\r\n$244\r\nO(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).\r\n"
+    "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n"
+    "type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"sv},
   {"echo"sv,
     "~0\r\n~0\r\n"sv,
     5,
@@ -675,6 +688,33 @@ const RawDoc kPart[] = {
     "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
     "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
     "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
+  {"lastsave"sv,
+    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"latency|doctor"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency|graph"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
+    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
 };
 
 }  // namespace

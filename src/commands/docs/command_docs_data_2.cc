@@ -13,33 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"lastsave"sv,
-    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency"sv,
-    "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
-  {"latency|doctor"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency|graph"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
-    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
   {"latency|help"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -148,6 +121,53 @@ const RawDoc kPart[] = {
     "$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n"
     "type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n"
     "~1\r\n+multiple\r\n"sv},
+  {"migrate"sv,
+    "~1\r\n$23\r\nnondeterministic_output\r\n~2\r\n%3\r\n$5\r\nflags\r\n"
+    "~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n"
+    "$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n"
+    ":3\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n"
+    "spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n"
+    "limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~4\r\n+RW\r\n+access\r\n+delete\r\n"
+    "+incomplete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$7\r\n"
+    "keyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$4\r\nKEYS\r\n"
+    "$9\r\nstartfrom\r\n:-2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
+    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\n"
+    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$63\r\nAtomically transfer a key from a Redis instance to another one.\r\n"
+    "$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
+    "$10\r\ncomplexity\r\n$223\r\nThis command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.\r\n"
+    "$7\r\nhistory\r\n~4\r\n*2\r\n$5\r\n3.0.0\r\n$39\r\nAdded the `COPY` and `REPLACE` options.\r\n"
+    "*2\r\n$5\r\n3.0.6\r\n$24\r\nAdded the `KEYS` option.\r\n*2\r\n"
+    "$5\r\n4.0.7\r\n$24\r\nAdded the `AUTH` option.\r\n*2\r\n$5\r\n"
+    "6.0.0\r\n$25\r\nAdded the `AUTH2` option.\r\n$9\r\narguments\r\n"
+    "*9\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+    "%2\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n"
+    "%3\r\n$4\r\nname\r\n$19\r\nkey_or_empty_string\r\n$4\r\ntype\r\n"
+    "$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n"
+    "key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"
+    "%3\r\n$4\r\nname\r\n$12\r\nempty_string\r\n$4\r\ntype\r\n$10\r\n"
+    "pure-token\r\n$5\r\ntoken\r\n$0\r\n\r\n%2\r\n$4\r\nname\r\n$14\r\n"
+    "destination-db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\n"
+    "name\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n"
+    "$4\r\nname\r\n$4\r\ncopy\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$4\r\nCOPY\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\n"
+    "flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$7\r\nreplace\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n"
+    "$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "%4\r\n$4\r\nname\r\n$14\r\nauthentication\r\n$4\r\ntype\r\n$5\r\n"
+    "oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n"
+    "*2\r\n%5\r\n$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\n"
+    "string\r\n$5\r\ntoken\r\n$4\r\nAUTH\r\n$5\r\nsince\r\n$5\r\n4.0.7\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%6\r\n$4\r\nname\r\n$17\r\n"
+    "username_password\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n"
+    "$5\r\nAUTH2\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n~1\r\n"
+    "+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$8\r\n"
+    "username\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n"
+    "$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n%6\r\n$4\r\nname\r\n"
+    "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n"
+    ":1\r\n$5\r\ntoken\r\n$4\r\nKEYS\r\n$5\r\nsince\r\n$5\r\n3.0.6\r\n"
+    "$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n"sv},
   {"monitor"sv,
     "~0\r\n~0\r\n"sv,
     3,
@@ -536,6 +556,61 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n"
     "$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n"
     "$4\r\nO(1)\r\n"sv},
+  {"restore"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n"
+    "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
+    "%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
+    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
+    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$81\r\nCreate a key using the provided serialized value, previously obtained using DUMP.\r\n"
+    "$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
+    "$10\r\ncomplexity\r\n$386\r\nO(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).\r\n"
+    "$7\r\nhistory\r\n~3\r\n*2\r\n$5\r\n3.0.0\r\n$29\r\nAdded the `REPLACE` modifier.\r\n"
+    "*2\r\n$5\r\n5.0.0\r\n$28\r\nAdded the `ABSTTL` modifier.\r\n*2\r\n"
+    "$5\r\n5.0.0\r\n$40\r\nAdded the `IDLETIME` and `FREQ` options.\r\n"
+    "$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n"
+    "type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n"
+    "name\r\n$3\r\nttl\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\n"
+    "name\r\n$16\r\nserialized-value\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+    "%5\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$6\r\nabsttl\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nABSTTL\r\n"
+    "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "%5\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n"
+    "$5\r\ntoken\r\n$8\r\nIDLETIME\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$9\r\nfrequency\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\nFREQ\r\n$5\r\n"
+    "since\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
+  {"restore-asking"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n"
+    "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
+    "%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
+    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
+    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    7,
+    "$7\r\nsummary\r\n$51\r\nAn internal command for migrating keys in a cluster\r\n"
+    "$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$386\r\nO(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).\r\n"
+    "$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n$7\r\nhistory\r\n~3\r\n*2\r\n"
+    "$5\r\n3.0.0\r\n$29\r\nAdded the `REPLACE` modifier.\r\n*2\r\n"
+    "$5\r\n5.0.0\r\n$28\r\nAdded the `ABSTTL` modifier.\r\n*2\r\n$5\r\n"
+    "5.0.0\r\n$40\r\nAdded the `IDLETIME` and `FREQ` options.\r\n$9\r\n"
+    "arguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n"
+    "$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n"
+    "$3\r\nttl\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n"
+    "$16\r\nserialized-value\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n"
+    "$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$6\r\nabsttl\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nABSTTL\r\n"
+    "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "%5\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n"
+    "$5\r\ntoken\r\n$8\r\nIDLETIME\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$9\r\nfrequency\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\nFREQ\r\n$5\r\n"
+    "since\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
   {"role"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -637,43 +712,6 @@ const RawDoc kPart[] = {
     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n"
     "type\r\n$6\r\nstring\r\n"sv},
-  {"shutdown"sv,
-    "~0\r\n~0\r\n"sv,
-    6,
-    "$7\r\nsummary\r\n$68\r\nSynchronously save the dataset to disk and then shut down the server\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$103\r\nO(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)\r\n"
-    "$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$47\r\nAdded the `NOW`, `FORCE` and `ABORT` modifiers.\r\n"
-    "$9\r\narguments\r\n*4\r\n%4\r\n$4\r\nname\r\n$11\r\nnosave_save\r\n"
-    "$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
-    "$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nnosave\r\n"
-    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nNOSAVE\r\n"
-    "%3\r\n$4\r\nname\r\n$4\r\nsave\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
-    "$5\r\ntoken\r\n$4\r\nSAVE\r\n%5\r\n$4\r\nname\r\n$3\r\nnow\r\n"
-    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nNOW\r\n"
-    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
-    "%5\r\n$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
-    "$5\r\ntoken\r\n$5\r\nFORCE\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\n"
-    "flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$5\r\nabort\r\n"
-    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n"
-    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
-  {"slaveof"sv,
-    "~0\r\n~0\r\n"sv,
-    8,
-    "$7\r\nsummary\r\n$71\r\nMake the server a replica of another instance, or promote it as master.\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n"
-    "$16\r\ndeprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n"
-    "$11\r\n`REPLICAOF`\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n"
-    "$4\r\nargs\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n"
-    "*2\r\n%3\r\n$4\r\nname\r\n$9\r\nhost-port\r\n$4\r\ntype\r\n$5\r\n"
-    "block\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n"
-    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nport\r\n"
-    "$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$6\r\nno-one\r\n"
-    "$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n"
-    "name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
-    "token\r\n$2\r\nNO\r\n%3\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n"
-    "$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nONE\r\n"sv},
 };
 
 }  // namespace

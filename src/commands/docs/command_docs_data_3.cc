@@ -13,6 +13,43 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"shutdown"sv,
+    "~0\r\n~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$68\r\nSynchronously save the dataset to disk and then shut down the server\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$103\r\nO(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)\r\n"
+    "$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$47\r\nAdded the `NOW`, `FORCE` and `ABORT` modifiers.\r\n"
+    "$9\r\narguments\r\n*4\r\n%4\r\n$4\r\nname\r\n$11\r\nnosave_save\r\n"
+    "$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nnosave\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nNOSAVE\r\n"
+    "%3\r\n$4\r\nname\r\n$4\r\nsave\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$4\r\nSAVE\r\n%5\r\n$4\r\nname\r\n$3\r\nnow\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nNOW\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "%5\r\n$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+    "$5\r\ntoken\r\n$5\r\nFORCE\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\n"
+    "flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$5\r\nabort\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
+  {"slaveof"sv,
+    "~0\r\n~0\r\n"sv,
+    8,
+    "$7\r\nsummary\r\n$71\r\nMake the server a replica of another instance, or promote it as master.\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n"
+    "$16\r\ndeprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n"
+    "$11\r\n`REPLICAOF`\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n"
+    "$4\r\nargs\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n"
+    "*2\r\n%3\r\n$4\r\nname\r\n$9\r\nhost-port\r\n$4\r\ntype\r\n$5\r\n"
+    "block\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nport\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$6\r\nno-one\r\n"
+    "$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n"
+    "name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+    "token\r\n$2\r\nNO\r\n%3\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nONE\r\n"sv},
   {"slowlog"sv,
     "~0\r\n~0\r\n"sv,
     4,

@@ -360,6 +360,8 @@ void register_keyspace_commands(CommandTable& t) {
   row("swapdb", 3, kWrite | kFast, "keyspace write fast dangerous", 0, 0, 0, swapdb_command);
   register_expire_commands(t);
   register_object_commands(t);
+  register_dump_commands(t);
+  register_migrate_command(t);
 }
 
 }  // namespace streamd::cmd

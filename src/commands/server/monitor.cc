@@ -20,11 +20,24 @@ std::vector<std::pair<const Server*, uint64_t>>& registry() {
   return r;
 }
 
-// Which arguments are secrets: all of AUTH's, and the two after each HELLO AUTH.
+// Which arguments are secrets: all of AUTH's, the two after each HELLO AUTH, and MIGRATE's AUTH
+// password and AUTH2 user and password.
 std::vector<bool> redacted(const CommandSpec& spec, std::span<const std::string_view> argv) {
   std::vector<bool> r(argv.size(), false);
   if (spec.full_name == "auth") {
     for (std::size_t i = 1; i < argv.size(); ++i) r[i] = true;
+  } else if (spec.full_name == "migrate") {
+    for (std::size_t i = 6; i < argv.size(); ++i) {
+      std::size_t more = argv.size() - 1 - i;
+      if (iequals(argv[i], "auth") && more >= 1) {
+        r[++i] = true;
+      } else if (iequals(argv[i], "auth2") && more >= 2) {
+        r[i + 1] = r[i + 2] = true;
+        i += 2;
+      } else if (iequals(argv[i], "keys")) {
+        break;
+      }
+    }
   } else if (spec.full_name == "hello") {
     for (std::size_t i = 2; i < argv.size(); ++i) {
       std::size_t more = argv.size() - 1 - i;

@@ -7,7 +7,9 @@ namespace streamd::test {
 CommandHarness::CommandHarness()
     : config_(std::make_unique<config::Config>()),
       server_(std::make_unique<cmd::Server>(*config_, clock_)),
-      dispatcher_(std::make_unique<cmd::Dispatcher>(*server_)) {}
+      dispatcher_(std::make_unique<cmd::Dispatcher>(*server_)) {
+  server_->set_value_codec(&dump_codec_);
+}
 
 CommandHarness::~CommandHarness() = default;
 

@@ -18,6 +18,7 @@
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
+#include "streamd/persist/rdb/dump_codec.h"
 #include "streamd/resp/reply_writer.h"
 
 namespace streamd::test {
@@ -52,6 +53,7 @@ class CommandHarness {
 
  private:
   engine::ManualClock clock_{kStartMs};
+  persist::rdb::DumpCodec dump_codec_;  // DUMP / RESTORE, as startup attaches it
   std::unique_ptr<config::Config> config_;
   std::unique_ptr<cmd::Server> server_;
   std::unique_ptr<cmd::Dispatcher> dispatcher_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command_harness.h"
+#include "recording_persistence.h"
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
 #include "streamd/commands/server/metrics.h"
@@ -25,40 +26,7 @@ std::string ProtoName(resp::Protocol p) {
   return p == resp::Protocol::kResp2 ? "RESP2" : "RESP3";
 }
 
-// Records every propagated unit, decoded, as if it were the AOF.
-class RecordingPersistence : public Persistence {
- public:
-  std::vector<std::string> records;  // "XADD dlq 1-0 f v" ...
-
-  uint64_t append(const PropagationBatch& unit) override {
-    for (std::size_t i = 0; i < unit.size(); ++i) {
-      // Decode the RESP array back into words.
-      std::string_view r = unit.record(i);
-      std::string line;
-      std::size_t pos = r.find("\r\n") + 2;
-      while (pos < r.size()) {
-        std::size_t eol = r.find("\r\n", pos);
-        std::size_t len = std::stoul(std::string(r.substr(pos + 1, eol - pos - 1)));
-        line += (line.empty() ? "" : " ") + std::string(r.substr(eol + 2, len));
-        pos = eol + 2 + len + 2;
-      }
-      records.push_back(line);
-    }
-    return ++seq_;
-  }
-  bool must_hold_replies(uint64_t) const override { return false; }
-  void sync() override {}
-  std::string write_error() const override { return {}; }
-  void cron(int64_t) override {}
-  RewriteStart start_rewrite(bool) override { return RewriteStart::kFailed; }
-  bool fsync_through(uint64_t) override { return true; }
-  bool aof_enabled() const override { return true; }
-  PersistenceInfo info() const override { return {}; }
-  bool shutdown_flush() override { return true; }
-
- private:
-  uint64_t seq_ = 0;
-};
+using test::RecordingPersistence;
 
 // Stream "jobs" with 1-0 (job a), 2-0 (job b); group "g" read by "w1" (each delivered once);
 // policy: at most 2 deliveries into "dlq". The clock then moves 10 s on.

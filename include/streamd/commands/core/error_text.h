@@ -98,6 +98,28 @@ inline constexpr std::string_view kMonitorDenyBlocking =
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 
+// ---- DUMP / RESTORE / MIGRATE ----
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kDumpPayloadBad =
+    "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";
+inline constexpr std::string_view kInvalidTtl = "ERR Invalid TTL value, must be >= 0";
+inline constexpr std::string_view kInvalidIdletime = "ERR Invalid IDLETIME value, must be >= 0";
+inline constexpr std::string_view kInvalidFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255";
+inline constexpr std::string_view kMigrateKeysNeedEmptyKey =
+    "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+inline constexpr std::string_view kMigrateConnect =
+    "IOERR error or timeout connecting to the client";
+// "IOERR error or timeout writing to target instance" (`what`: writing or reading)
+std::string migrate_io(std::string_view what);
+// "ERR Target instance replied with error: BUSYKEY ..." (the target's text without its '-')
+std::string migrate_target(std::string_view error);
+// streamd's own: MIGRATE parks the client while the target answers, which EXEC cannot do.
+inline constexpr std::string_view kMigrateInMulti =
+    "ERR MIGRATE inside MULTI is not supported by streamd";
+// streamd's own: a server started without persist/'s codec (only tests build one like that).
+inline constexpr std::string_view kNoValueCodec = "ERR DUMP payloads are not available";
+
 // ---- pub/sub ----
 inline constexpr std::string_view kSsubscribeDenyBlocking =
     "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client";

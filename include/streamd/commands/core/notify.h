@@ -45,6 +45,7 @@ inline constexpr KeyspaceEvent kRenameTo{kGeneric, "rename_to"};
 inline constexpr KeyspaceEvent kMoveFrom{kGeneric, "move_from"};
 inline constexpr KeyspaceEvent kMoveTo{kGeneric, "move_to"};
 inline constexpr KeyspaceEvent kCopyTo{kGeneric, "copy_to"};
+inline constexpr KeyspaceEvent kRestore{kGeneric, "restore"};
 // Strings ($).
 inline constexpr KeyspaceEvent kSet{kString, "set"};
 inline constexpr KeyspaceEvent kSetRange{kString, "setrange"};

@@ -20,6 +20,7 @@
 #include "streamd/commands/core/session.h"
 #include "streamd/commands/core/snapshots.h"
 #include "streamd/commands/core/stats.h"
+#include "streamd/commands/core/value_codec.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
@@ -78,6 +79,9 @@ class Server final : public engine::KeyObserver {
   // RDB snapshots (persist/rdb_service.h), attached by startup; null in tests without one.
   void set_snapshots(Snapshots* s) { snapshots_ = s; }
   Snapshots* snapshots() const { return snapshots_; }
+  // DUMP/RESTORE payloads (persist/), attached by startup; null in tests that run without it.
+  void set_value_codec(const ValueCodec* c) { value_codec_ = c; }
+  const ValueCodec* value_codec() const { return value_codec_; }
   // Whether records are wanted at all: an AOF is attached and appendonly is on, or the
   // replication stream is fed (a backlog exists).
   bool propagating() const {
@@ -133,6 +137,7 @@ class Server final : public engine::KeyObserver {
   Persistence* persistence_ = nullptr;
   Replication* replication_ = nullptr;
   Snapshots* snapshots_ = nullptr;
+  const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;
   int unit_depth_ = 0;
   uint64_t changes_ = 0;

@@ -50,5 +50,7 @@ std::size_t key_memory_usage(std::string_view key, const engine::Value& v);
 // The generic-family files register their own rows (called by register_keyspace_commands).
 void register_expire_commands(CommandTable& t);
 void register_object_commands(CommandTable& t);
+void register_dump_commands(CommandTable& t);  // DUMP, RESTORE, RESTORE-ASKING
+void register_migrate_command(CommandTable& t);
 
 }  // namespace streamd::cmd
