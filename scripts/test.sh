@@ -6,8 +6,8 @@
 #   3. check the differential scripts themselves: redis-server vs redis-server
 #   4. ASan+UBSan build in build-asan, with asserts (no NDEBUG): the whole ctest suite again
 #      (unit, integration, differential) against the sanitizer binary
-#   5. the libFuzzer targets (tests/fuzz: request parser, command layer, AOF loader), built with
-#      clang in build-fuzz, each run briefly from its committed corpus
+#   5. the libFuzzer targets (tests/fuzz: request parser, command layer, AOF loader, RESTORE
+#      payloads), built with clang in build-fuzz, each run briefly from its committed corpus
 #
 # Tests run JOBS at a time (ctest -j): each starts its servers on free ports in directories of
 # its own, and most of their time is spent waiting on servers, not computing.
@@ -81,7 +81,7 @@ if ((run_fuzz)); then
   # run to a few seconds on 2 cores (the command target runs up to 256 commands twice per input,
   # ~40 inputs/s; the AOF loader writes and loads files, ~300/s). Random, longer campaigns run
   # locally (tests/fuzz/build_and_run.sh TARGET SECONDS).
-  for spec in request_parser:300000 commands:300 aof_loader:3000; do
+  for spec in request_parser:300000 commands:300 aof_loader:3000 restore_payload:200000; do
     target=${spec%%:*} runs=${spec#*:}
     step "fuzz $target (seed 1, $runs mutations after the corpus)"
     rm -rf "${FUZZ_OUT:-build-fuzz}/ci-corpus-$target"

@@ -3,9 +3,9 @@
 # asserts) and runs one of them.
 #   tests/fuzz/build_and_run.sh TARGET [seconds=60] [extra libFuzzer flags...]
 #   tests/fuzz/build_and_run.sh --build-only
-# TARGET: request_parser, commands or aof_loader (tests/fuzz/TARGET_fuzz.cc). The run starts from
-# the committed corpus tests/fuzz/corpus/TARGET/ (read only; the commands target also reads the
-# differential scripts) and keeps what it finds in $FUZZ_OUT/corpus-TARGET/. Output goes to
+# TARGET: request_parser, commands, aof_loader or restore_payload (tests/fuzz/TARGET_fuzz.cc).
+# The run starts from the committed corpus tests/fuzz/corpus/TARGET/ (read only; the commands
+# target also reads the differential scripts) and keeps what it finds in $FUZZ_OUT/corpus-TARGET/. Output goes to
 # $FUZZ_OUT (default build-fuzz/): the binaries, the growing corpus (FUZZ_CORPUS, default
 # corpus-TARGET, inside FUZZ_OUT), any crash reproducer (crash-*), which replays with:
 # build-fuzz/fuzz_TARGET build-fuzz/crash-...
@@ -16,14 +16,15 @@ cd "$(dirname "$0")/../.."
 out=${FUZZ_OUT:-build-fuzz}
 cxx=${CXX_FUZZ:-clang++}
 if [ $# -lt 1 ]; then
-  sed -n '2,13p' "$0" >&2
+  sed -n '2,14p' "$0" >&2
   exit 2
 fi
 target=$1
 shift
 case "$target" in
-  request_parser|commands|aof_loader|--build-only) ;;
-  *) echo "unknown fuzz target: $target (request_parser, commands, aof_loader)" >&2; exit 2 ;;
+  request_parser|commands|aof_loader|restore_payload|--build-only) ;;
+  *) echo "unknown fuzz target: $target (request_parser, commands, aof_loader, restore_payload)" >&2
+     exit 2 ;;
 esac
 
 if ! command -v "$cxx" >/dev/null 2>&1; then
@@ -34,7 +35,8 @@ fi
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER="$cxx" -DSTREAMD_FUZZ=ON -DSTREAMD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   >/dev/null
-cmake --build "$out" -j"${JOBS:-2}" --target fuzz_request_parser fuzz_commands fuzz_aof_loader
+cmake --build "$out" -j"${JOBS:-2}" --target fuzz_request_parser fuzz_commands fuzz_aof_loader \
+  fuzz_restore_payload
 [ "$target" = --build-only ] && exit 0
 
 seconds=${1:-60}
@@ -46,6 +48,9 @@ case "$target" in
   request_parser) set -- "$@" -max_len=4096 -dict="$root/tests/fuzz/request_parser.dict" ;;
   commands) set -- "$@" -max_len=8192 -dict="$root/tests/fuzz/commands.dict" ;;
   aof_loader) set -- "$@" -max_len=8192 ;;
+  # A payload may claim any length: -malloc_limit_mb makes an allocation it did not earn a
+  # finding instead of an OOM much later.
+  restore_payload) set -- "$@" -max_len=16384 -malloc_limit_mb=256 -timeout=10 ;;
 esac
 corpus=${FUZZ_CORPUS:-corpus-$target}
 mkdir -p "$out/$corpus"

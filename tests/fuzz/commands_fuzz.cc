@@ -44,6 +44,7 @@
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
+#include "streamd/persist/rdb/dump_codec.h"
 #include "streamd/text/split_args.h"
 
 namespace {
@@ -109,6 +110,7 @@ class World {
     cfg_.force_set("proto-max-bulk-len", "1mb");
     cfg_.force_set("enable-debug-command", "yes");
     server_.request_shutdown = [this] { shut_down_ = true; };
+    server_.set_value_codec(&dump_codec_);  // DUMP / RESTORE as the server runs them
     for (int i = 0; i < kClients; ++i) connect(i, proto);
   }
 
@@ -199,6 +201,7 @@ class World {
   }
 
   engine::ManualClock clock_{kStartMs};
+  persist::rdb::DumpCodec dump_codec_;
   config::Config cfg_;
   cmd::Server server_{cfg_, clock_};
   cmd::Dispatcher dispatcher_;
