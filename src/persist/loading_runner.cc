@@ -45,9 +45,7 @@ void LoadingRunner::run(std::span<const std::string_view> argv) {
 }
 
 void LoadingRunner::discard_transaction() {
-  session_.in_multi = false;
-  session_.multi_error = false;
-  session_.queued.clear();
+  session_.reset_transaction(d_.server());
 }
 
 }  // namespace streamd::persist

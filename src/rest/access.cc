@@ -1,9 +1,10 @@
 #include "streamd/rest/access.h"
 
 #include <openssl/crypto.h>
+#include <strings.h>
 
 #include "streamd/commands/core/command_table.h"
-#include "streamd/commands/core/error_text.h"
+#include "streamd/rest/error_text.h"
 
 namespace streamd::rest {
 
@@ -29,6 +30,15 @@ bool unsupported(std::string_view full_name) {
 
 }  // namespace
 
+std::string_view bearer_token(std::string_view authorization) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (authorization.size() <= kBearer.size() ||
+      ::strncasecmp(authorization.data(), kBearer.data(), kBearer.size()) != 0) {
+    return {};
+  }
+  return authorization.substr(kBearer.size());
+}
+
 Access check_token(std::string_view given, std::string_view full_token,
                    std::string_view readonly_token) {
   if (same_token(given, full_token)) return Access::kFull;
@@ -37,16 +47,15 @@ Access check_token(std::string_view given, std::string_view full_token,
 }
 
 std::optional<std::string> refuse_command(const std::vector<std::string>& argv, Access access) {
-  if (argv.empty()) return std::string(cmd::errors::kRestNoCommand);
-  const cmd::CommandSpec* spec = cmd::CommandTable::instance().find(argv[0]);
-  if (!spec) return std::nullopt;
-  if (!spec->subcommands.empty() && argv.size() >= 2) {
-    if (const cmd::CommandSpec* sub = cmd::CommandTable::find_sub(*spec, argv[1])) spec = sub;
-  }
-  if (unsupported(spec->full_name)) return cmd::errors::rest_unsupported(spec->full_name);
+  if (argv.empty()) return std::string(errors::kNoCommand);
+  const auto [top, row] = cmd::CommandTable::instance().lookup(argv);
+  if (!top) return std::nullopt;
+  // An unknown subcommand is judged by its container (dispatch then answers the error).
+  const cmd::CommandSpec* spec = row ? row : top;
+  if (unsupported(spec->full_name)) return errors::unsupported(spec->full_name);
   if (access == Access::kReadOnly &&
       (spec->flags & (cmd::kWrite | cmd::kAdmin | cmd::kPubsub)) != 0) {
-    return cmd::errors::rest_readonly(spec->full_name);
+    return errors::readonly(spec->full_name);
   }
   return std::nullopt;
 }

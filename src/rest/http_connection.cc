@@ -1,7 +1,6 @@
 #include "streamd/rest/http_connection.h"
 
 #include <spdlog/spdlog.h>
-#include <strings.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
@@ -12,13 +11,13 @@
 #include <chrono>
 
 #include "streamd/commands/core/dispatch.h"
-#include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/commands/server/metrics.h"
 #include "streamd/net/front_end.h"
 #include "streamd/net/tls.h"
 #include "streamd/rest/access.h"
+#include "streamd/rest/error_text.h"
 #include "streamd/rest/http_response.h"
 #include "streamd/rest/resp_to_json.h"
 #include "streamd/rest/rest_call.h"
@@ -145,19 +144,16 @@ bool HttpConnection::serve_metrics(const HttpRequest& req) {
   std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
   if (path != "/metrics") {
     if (rs_.role() != RestServer::Role::kMetrics) return false;
-    respond_text(404, "text/plain", "Not Found\n");
+    respond_text(404, "text/plain", errors::kMetricsNotFound);
     return true;
   }
   if (req.method != "GET" && req.method != "HEAD") {
-    respond_text(405, "text/plain", "Method Not Allowed\n");
+    respond_text(405, "text/plain", errors::kMetricsMethodNotAllowed);
     return true;
   }
   // metrics-token when set; otherwise the REST port takes its own tokens and the metrics port
   // is open (bind it to an address only the scraper reaches).
-  std::string_view given;
-  if (req.authorization.size() > 7 && ::strncasecmp(req.authorization.c_str(), "Bearer ", 7) == 0) {
-    given = std::string_view(req.authorization).substr(7);
-  }
+  std::string_view given = bearer_token(req.authorization);
   bool allowed = true;
   if (!rs_.metrics_token().empty()) {
     allowed = check_token(given, rs_.metrics_token(), {}) != Access::kDenied;
@@ -165,7 +161,7 @@ bool HttpConnection::serve_metrics(const HttpRequest& req) {
     allowed = check_token(given, rs_.token(), rs_.readonly_token()) != Access::kDenied;
   }
   if (!allowed) {
-    respond_text(401, "text/plain", "Unauthorized\n");
+    respond_text(401, "text/plain", errors::kMetricsUnauthorized);
     return true;
   }
   respond_text(200, cmd::kMetricsContentType,
@@ -183,7 +179,7 @@ void HttpConnection::begin_request(const HttpRequest& req) {
   bool decoded = decode_call(req, call, error);
   Access access = check_token(call.token, rs_.token(), rs_.readonly_token());
   if (access == Access::kDenied) {
-    respond_error(401, cmd::errors::kRestUnauthorized);
+    respond_error(401, errors::kUnauthorized);
     return;
   }
   if (!decoded) {

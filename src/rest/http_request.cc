@@ -4,12 +4,10 @@
 
 #include <strings.h>
 
-#include "streamd/commands/core/error_text.h"
+#include "streamd/rest/error_text.h"
 #include "streamd/text/ascii.h"
 
 namespace streamd::rest {
-
-namespace errors = cmd::errors;
 
 struct HttpRequestParser::State {
   http_parser parser{};
@@ -60,14 +58,14 @@ struct HttpRequestParser::Callbacks {
     h.req_.method = http_method_str(static_cast<http_method>(p->method));
     auto m = static_cast<http_method>(p->method);
     if (m != HTTP_GET && m != HTTP_POST && m != HTTP_PUT && m != HTTP_HEAD) {
-      h.fail(405, errors::kRestMethodNotAllowed);
+      h.fail(405, errors::kMethodNotAllowed);
       return -1;  // 1 and 2 mean "skip the body" to http-parser, not "error"
     }
     bool chunked = (p->flags & F_CHUNKED) != 0;
     bool sized = (p->flags & F_CONTENTLENGTH) != 0;
     h.req_.has_body = chunked || sized;
     if (sized && p->content_length > h.limits_.max_body_bytes) {
-      h.fail(413, errors::kRestBodyTooLarge);
+      h.fail(413, errors::kBodyTooLarge);
       return -1;  // 1 and 2 mean "skip the body" to http-parser, not "error"
     }
     if (sized) h.req_.body.reserve(p->content_length);
@@ -76,7 +74,7 @@ struct HttpRequestParser::Callbacks {
   static int on_body(http_parser* p, const char* at, std::size_t n) {
     HttpRequestParser& h = self(p);
     if (h.req_.body.size() + n > h.limits_.max_body_bytes) {
-      h.fail(413, errors::kRestBodyTooLarge);
+      h.fail(413, errors::kBodyTooLarge);
       return 1;
     }
     h.req_.body.append(at, n);
@@ -131,7 +129,7 @@ void HttpRequestParser::reset() {
 bool HttpRequestParser::add_header_bytes(std::size_t n) {
   header_bytes_ += n;
   if (header_bytes_ <= limits_.max_header_bytes) return true;
-  fail(431, errors::kRestHeadersTooLarge);
+  fail(431, errors::kHeadersTooLarge);
   return false;
 }
 
@@ -156,12 +154,12 @@ HttpRequestParser::Status HttpRequestParser::feed(std::string_view data, std::si
     // A limit our callbacks enforced keeps its status; anything else is malformed input.
     if (error_status_ == 0) {
       fail(err == HPE_HEADER_OVERFLOW ? 431 : 400,
-           err == HPE_HEADER_OVERFLOW ? errors::kRestHeadersTooLarge : errors::kRestBadHttp);
+           err == HPE_HEADER_OVERFLOW ? errors::kHeadersTooLarge : errors::kBadHttp);
     }
     return Status::kError;
   }
   if (st_->parser.upgrade) {  // CONNECT or Upgrade: not something this API speaks
-    fail(400, errors::kRestBadHttp);
+    fail(400, errors::kBadHttp);
     return Status::kError;
   }
   return Status::kNeedMore;

@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "streamd/commands/core/error_text.h"
+#include "streamd/rest/access.h"
+#include "streamd/rest/error_text.h"
 #include "streamd/text/ascii.h"
 
 namespace streamd::rest {
 
-namespace errors = cmd::errors;
 using nlohmann::json;
 
 namespace {
@@ -70,9 +70,7 @@ bool url_decode(std::string_view in, std::string& out) {
 bool decode_call(const HttpRequest& req, RestCall& call, std::string& error) {
   call = RestCall{};
   call.base64 = ::strcasecmp(req.encoding.c_str(), "base64") == 0;
-  if (req.authorization.size() > 7 && ::strncasecmp(req.authorization.c_str(), "Bearer ", 7) == 0) {
-    call.token = req.authorization.substr(7);
-  }
+  call.token = std::string(bearer_token(req.authorization));
 
   std::string_view target = req.target;
   std::string_view path = target, query;
@@ -92,7 +90,7 @@ bool decode_call(const HttpRequest& req, RestCall& call, std::string& error) {
     std::string name, value;
     if (!url_decode(part.substr(0, eq), name) ||
         (eq != std::string_view::npos && !url_decode(part.substr(eq + 1), value))) {
-      error = errors::kRestBadHttp;
+      error = errors::kBadHttp;
       return false;
     }
     if (name == "_token") {
@@ -111,7 +109,7 @@ bool decode_call(const HttpRequest& req, RestCall& call, std::string& error) {
     if (seg.empty()) continue;  // the leading '/', and '//' (as Upstash: no empty arguments)
     std::string arg;
     if (!url_decode(seg, arg)) {
-      error = errors::kRestBadHttp;
+      error = errors::kBadHttp;
       return false;
     }
     segments.push_back(std::move(arg));
@@ -122,13 +120,13 @@ bool decode_call(const HttpRequest& req, RestCall& call, std::string& error) {
     call.kind = segments[0] == "pipeline" ? CallKind::kPipeline : CallKind::kMultiExec;
     json body = parse_json(req.body);
     if (!body.is_array() || body.empty()) {
-      error = errors::kRestBadPipeline;
+      error = errors::kBadPipeline;
       return false;
     }
     for (const json& c : body) {
       std::vector<std::string> argv;
       if (!json_command(c, argv)) {
-        error = errors::kRestBadPipeline;
+        error = errors::kBadPipeline;
         return false;
       }
       call.commands.push_back(std::move(argv));
@@ -139,12 +137,12 @@ bool decode_call(const HttpRequest& req, RestCall& call, std::string& error) {
   if (segments.empty()) {
     // The whole command as a JSON array in the body.
     if (!post || req.body.empty()) {
-      error = errors::kRestNoCommand;
+      error = errors::kNoCommand;
       return false;
     }
     std::vector<std::string> argv;
     if (!json_command(parse_json(req.body), argv)) {
-      error = errors::kRestBadJson;
+      error = errors::kBadJson;
       return false;
     }
     for (auto& a : query_args) argv.push_back(std::move(a));

@@ -13,23 +13,15 @@ Skips (exit 0) only when the streamd binary or redis-py is missing.
 
 import threading
 import time
-import unittest
 
 from streamd_testlib import runner, servers
+from streamd_testlib.job_loop import GROUP, STREAM, JobLoopTest, requires_streamd_and_redis_py
 from streamd_testlib.resp import to_python
 
-try:
-    import redis  # Debian's python3-redis
-except ImportError:  # pragma: no cover - reported as a skip
-    redis = None
-
-STREAM = "jobs"
-GROUP = "workers"
 DLQ = "jobs:dead"
 MAX_DELIVERIES = 3
 JOBS_PER_PRODUCER = 300
 PRODUCERS = 2
-MIN_IDLE_MS = 1000
 POISON = b"poison"
 
 
@@ -37,27 +29,14 @@ def is_poison(fields) -> bool:
     return fields.get(b"job") == POISON
 
 
-@unittest.skipUnless(servers.streamd_available() and redis is not None,
-                     "streamd binary or python3-redis missing")
-class DeadLetterLoopTest(unittest.TestCase):
+@requires_streamd_and_redis_py
+class DeadLetterLoopTest(JobLoopTest):
+    server_args = ("--appendfsync", "always")
+    client_timeout = 20.0
+
     def setUp(self):
-        self.server = servers.start_streamd("--appendfsync", "always")
-        self.addCleanup(self.server.cleanup)
-        self.lock = threading.Lock()
-        self.processed: dict[bytes, str] = {}
+        super().setUp()
         self.poison_attempts: list[tuple[str, bytes]] = []  # (who, entry ID)
-        self.errors: list[BaseException] = []
-
-    def client(self, server=None):
-        return (server or self.server).redis_py(socket_timeout=20)
-
-    def guarded(self, fn, *args):
-        def run():
-            try:
-                fn(*args)
-            except BaseException as e:  # surfaced by the test thread
-                self.errors.append(e)
-        return threading.Thread(target=run)
 
     def work(self, who: str, r, entry_id: bytes, fields) -> None:
         """Processes one job: the poison one always fails (left pending, never acknowledged)."""
@@ -88,17 +67,13 @@ class DeadLetterLoopTest(unittest.TestCase):
 
     def janitor(self, stop: threading.Event) -> None:
         r = self.client()
+
+        def handle(claimed):
+            for entry_id, fields in claimed:
+                self.work("janitor", r, entry_id, fields)
+
         while not stop.is_set():
-            cursor = "0-0"
-            while True:
-                reply = r.xautoclaim(STREAM, GROUP, "janitor", MIN_IDLE_MS, cursor, count=10)
-                cursor, claimed = reply[0], reply[1]
-                # A dead-lettered entry is in neither list: it is still in the stream.
-                self.assertEqual(reply[2], [])
-                for entry_id, fields in claimed:
-                    self.work("janitor", r, entry_id, fields)
-                if cursor in (b"0-0", "0-0"):
-                    break
+            self.janitor_pass(r, handle)
             time.sleep(0.05)
         r.close()
 
@@ -112,29 +87,13 @@ class DeadLetterLoopTest(unittest.TestCase):
             admin.execute_command("STREAMD.DEADLETTER", "SET", STREAM, GROUP,
                                   "MAXDELIVERIES", MAX_DELIVERIES, "STREAM", DLQ), b"OK")
 
-        stop = threading.Event()
-        workers = [self.guarded(self.consumer, name, stop) for name in ("alice", "bob")]
-        workers.append(self.guarded(self.janitor, stop))
-        producers = [self.guarded(self.producer, n) for n in range(PRODUCERS)]
-        for t in workers + producers:
-            t.start()
-        for t in producers:
-            t.join(120)
-
         total = PRODUCERS * JOBS_PER_PRODUCER  # the poison job is never processed
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with self.lock:
-                done = len(self.processed)
-            if (done == total and admin.xpending(STREAM, GROUP)["pending"] == 0
-                    and admin.exists(DLQ)):
-                break
-            time.sleep(0.05)
-        stop.set()
-        for t in workers:
-            t.join(20)
-        if self.errors:
-            raise self.errors[0]
+        self.run_loop(
+            [lambda stop, n=name: self.consumer(n, stop) for name in ("alice", "bob")] +
+            [self.janitor], [lambda n=n: self.producer(n) for n in range(PRODUCERS)],
+            lambda: (self.processed_count() == total
+                     and admin.xpending(STREAM, GROUP)["pending"] == 0 and admin.exists(DLQ)),
+            producers_timeout=120, settle_timeout=60, workers_timeout=20)
 
         # Every other job was processed exactly once, nothing is pending.
         self.assertEqual(len(self.processed), total)

@@ -13,47 +13,23 @@ import threading
 import time
 import unittest
 
-from streamd_testlib import servers
+from streamd_testlib.job_loop import GROUP, STREAM, JobLoopTest, requires_streamd_and_redis_py
 
-try:
-    import redis  # Debian's python3-redis
-except ImportError:  # pragma: no cover - reported as a skip
-    redis = None
-
-STREAM = "jobs"
-GROUP = "workers"
 JOBS_PER_PRODUCER = 600
 PRODUCERS = 3
-MIN_IDLE_MS = 1000
 
 
-@unittest.skipUnless(servers.streamd_available() and redis is not None,
-                     "streamd binary or python3-redis missing")
-class RecoveryLoopTest(unittest.TestCase):
+@requires_streamd_and_redis_py
+class RecoveryLoopTest(JobLoopTest):
     def setUp(self):
-        self.server = servers.start_streamd()
-        self.addCleanup(self.server.cleanup)
-        self.lock = threading.Lock()
-        self.processed: dict[bytes, str] = {}  # entry ID -> who processed it
+        super().setUp()
         self.duplicates: list[bytes] = []
-        self.errors: list[BaseException] = []
-
-    def client(self):
-        return self.server.redis_py(socket_timeout=10)
 
     def record(self, who: str, entry_id: bytes) -> None:
         with self.lock:
             if entry_id in self.processed:
                 self.duplicates.append(entry_id)
             self.processed[entry_id] = who
-
-    def guarded(self, fn, *args):
-        def run():
-            try:
-                fn(*args)
-            except BaseException as e:  # surfaced by the test thread
-                self.errors.append(e)
-        return threading.Thread(target=run)
 
     def producer(self, n: int) -> None:
         r = self.client()
@@ -86,21 +62,16 @@ class RecoveryLoopTest(unittest.TestCase):
 
     def janitor(self, stop: threading.Event) -> None:
         r = self.client()
+
+        def handle(claimed):
+            for entry_id, fields in claimed:
+                self.assertIn(b"job", fields)
+                self.record("janitor", entry_id)
+            if claimed:
+                self.assertEqual(r.xack(STREAM, GROUP, *[e[0] for e in claimed]), len(claimed))
+
         while not stop.is_set():
-            cursor = "0-0"
-            while True:
-                # redis-py 4.3 returns [next cursor, claimed entries, deleted IDs] (Redis 7).
-                reply = r.xautoclaim(STREAM, GROUP, "janitor", MIN_IDLE_MS, cursor, count=10)
-                cursor, claimed = reply[0], reply[1]
-                self.assertEqual(reply[2], [])  # nothing was deleted from the stream
-                for entry_id, fields in claimed:
-                    self.assertIn(b"job", fields)
-                    self.record("janitor", entry_id)
-                if claimed:
-                    self.assertEqual(r.xack(STREAM, GROUP, *[e[0] for e in claimed]),
-                                     len(claimed))
-                if cursor in (b"0-0", "0-0"):
-                    break
+            self.janitor_pass(r, handle)
             time.sleep(0.05)
         r.close()
 
@@ -114,28 +85,13 @@ class RecoveryLoopTest(unittest.TestCase):
             admin.xadd(STREAM, {"producer": "seed", "job": "batch"})
         abandoned = self.doomed_consumer()
 
-        stop = threading.Event()
-        workers = [self.guarded(self.consumer, name, stop) for name in ("alice", "bob")]
-        workers.append(self.guarded(self.janitor, stop))
-        producers = [self.guarded(self.producer, n) for n in range(PRODUCERS)]
-        for t in workers + producers:
-            t.start()
-        for t in producers:
-            t.join(60)
-
         total = PRODUCERS * JOBS_PER_PRODUCER + 25
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with self.lock:
-                done = len(self.processed)
-            if done == total and admin.xpending(STREAM, GROUP)["pending"] == 0:
-                break
-            time.sleep(0.05)
-        stop.set()
-        for t in workers:
-            t.join(10)
-        if self.errors:
-            raise self.errors[0]
+        self.run_loop(
+            [lambda stop, n=name: self.consumer(n, stop) for name in ("alice", "bob")] +
+            [self.janitor], [lambda n=n: self.producer(n) for n in range(PRODUCERS)],
+            lambda: (self.processed_count() == total
+                     and admin.xpending(STREAM, GROUP)["pending"] == 0),
+            producers_timeout=60, settle_timeout=30, workers_timeout=10)
 
         self.assertEqual(admin.xlen(STREAM), total)
         self.assertEqual(len(self.processed), total, "every entry is processed")

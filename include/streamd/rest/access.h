@@ -13,6 +13,9 @@ namespace streamd::rest {
 
 enum class Access { kDenied, kReadOnly, kFull };
 
+// The token of an "Authorization: Bearer <token>" header value ("bearer" in any case), or "".
+std::string_view bearer_token(std::string_view authorization);
+
 // Compares in constant time, so response timing does not reveal how much of a token matched.
 Access check_token(std::string_view given, std::string_view full_token,
                    std::string_view readonly_token);

@@ -93,13 +93,23 @@ const CommandSpec* CommandTable::find_sub(const CommandSpec& parent, std::string
   return nullptr;
 }
 
+CommandLookup CommandTable::lookup(std::string_view name,
+                                   std::optional<std::string_view> sub) const {
+  CommandLookup found;
+  found.top = find(name);
+  found.spec = found.top;
+  if (found.top && !found.top->subcommands.empty() && sub) found.spec = find_sub(*found.top, *sub);
+  return found;
+}
+
 const CommandSpec* CommandTable::find_full_name(std::string_view name) const {
   std::size_t bar = name.find('|');
-  const CommandSpec* top = find(name.substr(0, bar));
-  if (!top || bar == std::string_view::npos) return top;
+  if (bar == std::string_view::npos) return find(name);
   std::string_view sub = name.substr(bar + 1);
   if (sub.find('|') != std::string_view::npos) return nullptr;
-  return find_sub(*top, sub);
+  // "get|x" names nothing: only a container has rows after the bar.
+  CommandLookup found = lookup(name.substr(0, bar), sub);
+  return found.spec != found.top ? found.spec : nullptr;
 }
 
 std::vector<int> CommandTable::key_positions(const CommandSpec& spec,

@@ -140,10 +140,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     if (s.in_multi) s.multi_error = true;
     if (spec && spec->name == "exec") {
       // A rejected EXEC discards the transaction (in or out of MULTI, as Redis does).
-      s.in_multi = false;
-      s.multi_error = false;
-      s.queued.clear();
-      server_.unwatch_all(s);
+      s.reset_transaction(server_);
       w.error(errors::exec_abort(msg));
     } else {
       w.error(msg);
@@ -155,14 +152,10 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
 
   DispatchResult result = DispatchResult::kDone;
   bool pushes_only = false;  // the reply is confirmations, kept even with CLIENT REPLY OFF
-  const CommandSpec* top = table_.find(argv[0]);
-  const CommandSpec* spec = top;
+  const auto [top, spec] = table_.lookup(argv);
   if (!top) {
     reject(nullptr, errors::unknown_command(argv[0], argv.subspan(1)));
   } else {
-    if (!top->subcommands.empty() && argv.size() >= 2) {
-      spec = CommandTable::find_sub(*top, argv[1]);
-    }
     if (!spec) {
       // The name as the client typed it (a renamed CONFIG says "Try GUESSME HELP."), as Redis.
       reject(nullptr, errors::unknown_subcommand(argv[1], upper(argv[0])));
@@ -185,7 +178,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       w.simple("QUEUED");
     } else {
       pushes_only = is_subscription_command(*top);
-      result = run(s, *spec, *top, argv, out, -1);
+      result = run(s, *spec, argv, out, -1);
     }
   }
 
@@ -205,10 +198,9 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
   return result;
 }
 
-DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const CommandSpec& top,
+DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
                                std::span<const std::string_view> argv, std::string& out,
                                int64_t rerun_deadline) {
-  (void)top;
   resp::ReplyWriter w(out, s.proto);
   Context ctx(server_, s, w, *this, argv, spec, server_.clock().now_ms());
   ctx.rerun_deadline_ms = rerun_deadline;
@@ -298,25 +290,17 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec, const Comman
 DispatchResult Dispatcher::rerun_blocked(Session& s, const std::vector<std::string>& argv,
                                          int64_t deadline_ms) {
   std::vector<std::string_view> views(argv.begin(), argv.end());
-  const CommandSpec* top = table_.find(views[0]);
-  const CommandSpec* spec = top;
-  if (top && !top->subcommands.empty() && views.size() >= 2) {
-    spec = CommandTable::find_sub(*top, views[1]);
-  }
+  const CommandSpec* spec = table_.lookup(views).spec;
   if (!spec || !s.out) return DispatchResult::kDone;
   DeferPushes defer(s, *s.out);
-  return run(s, *spec, *top, views, *s.out, deadline_ms);
+  return run(s, *spec, views, *s.out, deadline_ms);
 }
 
 void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> argv,
                                 std::string& out) {
-  const CommandSpec* top = table_.find(argv[0]);
-  const CommandSpec* spec = top;
-  if (top && !top->subcommands.empty() && argv.size() >= 2) {
-    spec = CommandTable::find_sub(*top, argv[1]);
-  }
+  const CommandSpec* spec = table_.lookup(argv).spec;
   if (!spec) return;  // validated when queued
-  run(s, *spec, *top, argv, out, -1);
+  run(s, *spec, argv, out, -1);
 }
 
 void Dispatcher::after_batch() {

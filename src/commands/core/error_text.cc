@@ -4,15 +4,6 @@
 
 namespace streamd::cmd::errors {
 
-std::string rest_readonly(std::string_view full_name) {
-  return "NOPERM this user has no permissions to run the '" + std::string(full_name) + "' command";
-}
-
-std::string rest_unsupported(std::string_view full_name) {
-  return "ERR '" + std::string(full_name) +
-         "' is not supported over REST (use /multi-exec for transactions)";
-}
-
 std::string migrate_io(std::string_view what) {
   return "IOERR error or timeout " + std::string(what) + " to target instance";
 }

@@ -9,6 +9,13 @@ namespace streamd::cmd {
 Session::Session() = default;
 Session::~Session() = default;
 
+void Session::reset_transaction(Server& server) {
+  queued.clear();
+  in_multi = false;
+  multi_error = false;
+  server.unwatch_all(*this);  // also clears dirty_cas
+}
+
 namespace {
 std::string watch_id(int db, std::string_view key) {
   std::string id = std::to_string(db);
@@ -45,7 +52,7 @@ void Server::remove_session(uint64_t id) {
   if (it == sessions_.end()) return;
   Session& s = *it->second;
   blocking_.forget(s);
-  unwatch_all(s);
+  s.reset_transaction(*this);
   if (replication_) replication_->session_closed(s);
   pubsub_.unsubscribe_all(s);
   sessions_.erase(it);

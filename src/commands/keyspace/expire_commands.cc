@@ -16,33 +16,27 @@ namespace {
 
 enum ExpireFlag : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 
-// The NX|XX|GT|LT options after the time. Replies and returns false on an error.
-bool parse_expire_flags(Context& ctx, unsigned& flags) {
+// The NX|XX|GT|LT options after the time; false with the error in the cursor.
+bool parse_expire_flags(ArgCursor& cur, unsigned& flags) {
   flags = 0;
-  for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    std::string_view opt = ctx.arg(i);
-    if (iequals(opt, "nx")) {
+  while (!cur.done()) {
+    if (cur.match("nx")) {
       flags |= kNx;
-    } else if (iequals(opt, "xx")) {
+    } else if (cur.match("xx")) {
       flags |= kXx;
-    } else if (iequals(opt, "gt")) {
+    } else if (cur.match("gt")) {
       flags |= kGt;
-    } else if (iequals(opt, "lt")) {
+    } else if (cur.match("lt")) {
       flags |= kLt;
     } else {
-      ctx.reply.error(errors::unsupported_option(opt));
-      return false;
+      return cur.fail(errors::unsupported_option(cur.peek()));
     }
   }
-  if ((flags & kNx) && (flags & (kXx | kGt | kLt))) {
-    ctx.reply.error(errors::kExpireNxIncompatible);
+  if (!cur.require(!((flags & kNx) && (flags & (kXx | kGt | kLt))),
+                   errors::kExpireNxIncompatible)) {
     return false;
   }
-  if ((flags & kGt) && (flags & kLt)) {
-    ctx.reply.error(errors::kExpireGtLtIncompatible);
-    return false;
-  }
-  return true;
+  return cur.require(!((flags & kGt) && (flags & kLt)), errors::kExpireGtLtIncompatible);
 }
 
 // Does the NX/XX/GT/LT condition allow replacing `current` (-1 = no TTL, i.e. infinite) by `when`?
@@ -59,7 +53,8 @@ void expire_generic(Context& ctx, int64_t base, ExpireUnit unit) {
   constexpr long long kMax = std::numeric_limits<long long>::max();
   constexpr long long kMin = std::numeric_limits<long long>::min();
   unsigned flags = 0;
-  if (!parse_expire_flags(ctx, flags)) return;
+  ArgCursor cur(ctx.argv, 3);
+  if (!parse_expire_flags(cur, flags)) return ctx.reply.error(cur.error());
   auto v = int_arg_or_reply(ctx, ctx.arg(2));
   if (!v) return;
   // Negative times are allowed (they delete the key); only overflow is an error.

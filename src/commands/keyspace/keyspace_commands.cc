@@ -83,43 +83,43 @@ std::optional<uint64_t> parse_cursor(std::string_view arg) {
   return v;
 }
 
+struct ScanArgs {
+  long long count = 10;
+  std::optional<text::GlobMatcher> pattern;
+  std::optional<std::string_view> type;
+};
+
+// SCAN's options after the cursor; false with the error in the cursor.
+bool parse_scan(ArgCursor& cur, ScanArgs& a) {
+  while (!cur.done()) {
+    if (cur.match("count", 1)) {
+      if (!cur.next_int(a.count) || !cur.require(a.count >= 1, errors::kSyntax)) return false;
+    } else if (cur.match("match", 1)) {
+      a.pattern.emplace(std::string(cur.next()));
+    } else if (cur.match("type", 1)) {
+      a.type = cur.next();
+    } else {
+      return cur.fail(errors::kSyntax);
+    }
+  }
+  return true;
+}
+
 void scan_command(Context& ctx) {
   auto cursor = parse_cursor(ctx.arg(1));
   if (!cursor) {
     ctx.reply.error(errors::kInvalidCursor);
     return;
   }
-  long long count = 10;
-  std::optional<text::GlobMatcher> pattern;
-  std::string_view type;
-  bool use_type = false;
-  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    std::string_view opt = ctx.arg(i);
-    bool has_value = i + 1 < ctx.argc();
-    if (iequals(opt, "count") && has_value) {
-      auto v = int_arg_or_reply(ctx, ctx.arg(i + 1));
-      if (!v) return;
-      if (*v < 1) {
-        ctx.reply.error(errors::kSyntax);
-        return;
-      }
-      count = *v;
-    } else if (iequals(opt, "match") && has_value) {
-      pattern.emplace(std::string(ctx.arg(i + 1)));
-    } else if (iequals(opt, "type") && has_value) {
-      type = ctx.arg(i + 1);
-      use_type = true;
-    } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
-    }
-  }
+  ScanArgs a;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_scan(cur, a)) return ctx.reply.error(cur.error());
 
   std::vector<const std::string*> keys;
-  uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(count),
+  uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(a.count),
                                 [&](const std::string& key, const engine::Entry& e) {
-                                  if (pattern && !pattern->matches(key)) return;
-                                  if (use_type && !iequals(type, type_name(e.value))) return;
+                                  if (a.pattern && !a.pattern->matches(key)) return;
+                                  if (a.type && !iequals(*a.type, type_name(e.value))) return;
                                   keys.push_back(&key);
                                 });
   ctx.reply.array(2);
@@ -211,7 +211,7 @@ void renamenx_command(Context& ctx) {
   rename_generic(ctx, true);
 }
 
-// A database index argument (COPY DB, MOVE): an int, then a valid index.
+// MOVE's database index argument: an int, then a valid index.
 std::optional<int> db_index_or_reply(Context& ctx, std::string_view arg) {
   auto v = parse_int(arg);
   if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
@@ -225,29 +225,37 @@ std::optional<int> db_index_or_reply(Context& ctx, std::string_view arg) {
   return static_cast<int>(*v);
 }
 
-void copy_command(Context& ctx) {
+struct CopyArgs {
   bool replace = false;
-  std::string_view db_arg;
-  for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (iequals(ctx.arg(i), "replace")) {
-      replace = true;
-    } else if (iequals(ctx.arg(i), "db") && i + 1 < ctx.argc()) {
-      if (!parse_int(ctx.arg(i + 1))) {
-        ctx.reply.error(errors::kNotInteger);
-        return;
+  std::optional<int> db;  // none: the client's database
+};
+
+// COPY's options after the two keys; false with the error in the cursor. DB's index is checked
+// as soon as it is read, before the options after it (Redis 7.0.15: COPY a b DB 99 BOGUS is
+// "DB index is out of range", not a syntax error).
+bool parse_copy(ArgCursor& cur, int databases, CopyArgs& a) {
+  while (!cur.done()) {
+    if (cur.match("replace")) {
+      a.replace = true;
+    } else if (cur.match("db", 1)) {
+      long long db = 0;
+      if (!cur.next_int(db) || !cur.require(db >= 0 && db < databases, errors::kDbOutOfRange)) {
+        return false;
       }
-      db_arg = ctx.arg(++i);
+      a.db = static_cast<int>(db);
     } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
+      return cur.fail(errors::kSyntax);
     }
   }
-  int dst_db = ctx.session.db;
-  if (!db_arg.empty()) {
-    auto d = db_index_or_reply(ctx, db_arg);
-    if (!d) return;
-    dst_db = *d;
-  }
+  return true;
+}
+
+void copy_command(Context& ctx) {
+  CopyArgs a;
+  ArgCursor cur(ctx.argv, 3);
+  if (!parse_copy(cur, ctx.server.keyspace().databases(), a)) return ctx.reply.error(cur.error());
+  const bool replace = a.replace;
+  const int dst_db = a.db.value_or(ctx.session.db);
   std::string_view src = ctx.arg(1), dst = ctx.arg(2);
   if (dst_db == ctx.session.db && src == dst) {
     ctx.reply.error(errors::kSameObject);

@@ -105,19 +105,15 @@ void object_help(Context& ctx) {
 // MEMORY USAGE key [SAMPLES n]. Sampling does not apply: the estimate of every value is exact
 // in its own terms (streams keep running totals), so SAMPLES is validated and ignored.
 void memory_usage(Context& ctx) {
-  for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (iequals(ctx.arg(i), "samples") && i + 1 < ctx.argc()) {
-      auto n = int_arg_or_reply(ctx, ctx.arg(i + 1));
-      if (!n) return;
-      if (*n < 0) {
-        ctx.reply.error(errors::kSyntax);
-        return;
-      }
-      ++i;
-    } else {
-      ctx.reply.error(errors::kSyntax);
-      return;
+  ArgCursor cur(ctx.argv, 3);
+  while (!cur.done()) {
+    long long samples = 0;
+    if (!cur.match("samples", 1)) {
+      cur.fail(errors::kSyntax);
+    } else if (cur.next_int(samples)) {
+      cur.require(samples >= 0, errors::kSyntax);
     }
+    if (cur.failed()) return ctx.reply.error(cur.error());
   }
   std::string_view key = ctx.arg(2);
   const engine::Entry* e = ctx.db().peek(key);

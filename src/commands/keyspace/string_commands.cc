@@ -36,42 +36,35 @@ struct StringOptions {
   std::string_view expire_arg;
 };
 
-// Parses the options from argv[first] on; writes "syntax error" and returns false on a repeated
-// or conflicting option, an option that needs a value at the end, or an unknown word. (Repeating
-// the same option is allowed, as in Redis: the last value wins.)
-bool parse_string_options(Context& ctx, std::size_t first, OptionsFor cmd, StringOptions& o) {
-  for (std::size_t i = first; i < ctx.argc(); ++i) {
-    std::string_view a = ctx.arg(i);
-    bool has_next = i + 1 < ctx.argc();
+// Parses the options after the key (and value); false with "syntax error" in the cursor on a
+// repeated or conflicting option, an option that needs a value at the end, or an unknown word.
+// (Repeating the same option is allowed, as in Redis: the last value wins.) Each branch checks
+// its conditions before match(), so a refused keyword is not consumed.
+bool parse_string_options(ArgCursor& cur, OptionsFor cmd, StringOptions& o) {
+  const bool set = cmd == OptionsFor::kSet;
+  while (!cur.done()) {
     bool no_expire_yet = o.expire == ExpireKind::kNone;
-    auto expire_opt = [&](ExpireKind kind) {
-      return !o.keepttl && !o.persist && (no_expire_yet || o.expire == kind) && has_next;
+    auto expire_opt = [&](std::string_view word, ExpireKind kind) {
+      if (o.keepttl || o.persist || !(no_expire_yet || o.expire == kind) || !cur.match(word, 1)) {
+        return false;
+      }
+      o.expire = kind;
+      o.expire_arg = cur.next();
+      return true;
     };
-    if (cmd == OptionsFor::kSet && iequals(a, "nx") && !o.xx) {
+    if (set && !o.xx && cur.match("nx")) {
       o.nx = true;
-    } else if (cmd == OptionsFor::kSet && iequals(a, "xx") && !o.nx) {
+    } else if (set && !o.nx && cur.match("xx")) {
       o.xx = true;
-    } else if (cmd == OptionsFor::kSet && iequals(a, "get")) {
+    } else if (set && cur.match("get")) {
       o.get = true;
-    } else if (cmd == OptionsFor::kSet && iequals(a, "keepttl") && no_expire_yet) {
+    } else if (set && no_expire_yet && cur.match("keepttl")) {
       o.keepttl = true;
-    } else if (cmd == OptionsFor::kGetex && iequals(a, "persist") && no_expire_yet) {
+    } else if (cmd == OptionsFor::kGetex && no_expire_yet && cur.match("persist")) {
       o.persist = true;
-    } else if (iequals(a, "ex") && expire_opt(ExpireKind::kEx)) {
-      o.expire = ExpireKind::kEx;
-      o.expire_arg = ctx.arg(++i);
-    } else if (iequals(a, "px") && expire_opt(ExpireKind::kPx)) {
-      o.expire = ExpireKind::kPx;
-      o.expire_arg = ctx.arg(++i);
-    } else if (iequals(a, "exat") && expire_opt(ExpireKind::kExat)) {
-      o.expire = ExpireKind::kExat;
-      o.expire_arg = ctx.arg(++i);
-    } else if (iequals(a, "pxat") && expire_opt(ExpireKind::kPxat)) {
-      o.expire = ExpireKind::kPxat;
-      o.expire_arg = ctx.arg(++i);
-    } else {
-      ctx.reply.error(errors::kSyntax);
-      return false;
+    } else if (!expire_opt("ex", ExpireKind::kEx) && !expire_opt("px", ExpireKind::kPx) &&
+               !expire_opt("exat", ExpireKind::kExat) && !expire_opt("pxat", ExpireKind::kPxat)) {
+      return cur.fail(errors::kSyntax);
     }
   }
   return true;
@@ -129,7 +122,8 @@ void get_command(Context& ctx) {
 
 void set_command(Context& ctx) {
   StringOptions o;
-  if (!parse_string_options(ctx, 3, OptionsFor::kSet, o)) return;
+  ArgCursor cur(ctx.argv, 3);
+  if (!parse_string_options(cur, OptionsFor::kSet, o)) return ctx.reply.error(cur.error());
   auto expire_ms = option_expire_ms(ctx, o);
   if (!expire_ms) return;
   std::string_view key = ctx.arg(1);
@@ -185,7 +179,8 @@ void getdel_command(Context& ctx) {
 
 void getex_command(Context& ctx) {
   StringOptions o;
-  if (!parse_string_options(ctx, 2, OptionsFor::kGetex, o)) return;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_string_options(cur, OptionsFor::kGetex, o)) return ctx.reply.error(cur.error());
   std::string_view key = ctx.arg(1);
   engine::Entry* e = lookup_string_or_reply(ctx, key);
   if (!e) return;

@@ -71,21 +71,18 @@ void hello(Context& ctx) {
   }
   // Options take effect one by one, as Redis applies them: an AUTH before a bad option has
   // already authenticated, a SETNAME before a failed AUTH has already renamed.
-  for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    std::size_t more = ctx.argc() - 1 - i;
-    std::string_view opt = ctx.arg(i);
-    if (iequals(opt, "auth") && more >= 2) {
-      if (!authenticate(ctx, ctx.arg(i + 1), ctx.arg(i + 2))) {
-        return ctx.reply.error(errors::kWrongPass);
-      }
-      i += 2;
-    } else if (iequals(opt, "setname") && more >= 1) {
-      std::string_view name = ctx.arg(i + 1);
+  // (So they are not parsed into a struct first: each runs as soon as it is read.)
+  ArgCursor cur(ctx.argv, 2);
+  while (!cur.done()) {
+    if (cur.match("auth", 2)) {
+      std::string_view user = cur.next(), pass = cur.next();
+      if (!authenticate(ctx, user, pass)) return ctx.reply.error(errors::kWrongPass);
+    } else if (cur.match("setname", 1)) {
+      std::string_view name = cur.next();
       if (!valid_client_attr(name)) return ctx.reply.error(errors::kInvalidClientName);
       ctx.session.name = std::string(name);
-      i += 1;
     } else {
-      return ctx.reply.error(errors::hello_syntax(opt));
+      return ctx.reply.error(errors::hello_syntax(cur.peek()));
     }
   }
   if (!ctx.session.authenticated) return ctx.reply.error(errors::kHelloNoAuth);
@@ -142,10 +139,7 @@ void quit(Context& ctx) {
 void reset(Context& ctx) {
   Session& s = ctx.session;
   ctx.server.pubsub().unsubscribe_all(s);
-  s.in_multi = false;
-  s.multi_error = false;
-  s.queued.clear();
-  ctx.server.unwatch_all(s);
+  s.reset_transaction(ctx.server);
   s.monitor = false;
   s.reply_mode = ReplyMode::kOn;
   s.no_evict = false;
@@ -212,8 +206,8 @@ void client_list(Context& ctx) {
     if (!type) return ctx.reply.error(errors::unknown_client_type(ctx.arg(3)));
   } else if (ctx.argc() > 3 && iequals(ctx.arg(2), "id")) {
     by_id = true;
-    for (std::size_t i = 3; i < ctx.argc(); ++i) {
-      auto id = parse_int(ctx.arg(i));
+    for (ArgCursor cur(ctx.argv, 3); !cur.done();) {
+      auto id = parse_int(cur.next());
       if (!id) return ctx.reply.error(errors::kInvalidClientId);
       ids.push_back(*id);
     }
@@ -249,6 +243,55 @@ void kill_session(Context& ctx, uint64_t id) {
   if (s && s->kill) s->kill();
 }
 
+// CLIENT KILL's filters (the new form), each a word and a value.
+struct KillFilter {
+  std::optional<long long> id;
+  long long max_age = 0;  // seconds; 0: any age (Redis 7.4's MAXAGE)
+  std::optional<ClientType> type;
+  std::optional<std::string_view> addr, laddr;
+  bool skipme = true;
+};
+
+// False with the error in the cursor; values are checked in the order the filters come.
+bool parse_kill_filter(ArgCursor& cur, KillFilter& f) {
+  while (!cur.done()) {
+    if (!cur.require(cur.remaining() >= 2, errors::kSyntax)) return false;
+    std::string_view opt = cur.next(), val = cur.next();
+    if (iequals(opt, "id")) {
+      auto id = parse_int(val);
+      if (!cur.require(id && *id > 0, errors::kClientIdNotPositive)) return false;
+      f.id = *id;
+    } else if (iequals(opt, "maxage")) {
+      auto age = parse_int(val);
+      if (!cur.require(age.has_value(), errors::kMaxAgeNotInteger) ||
+          !cur.require(*age > 0, errors::kMaxAgeNotPositive)) {
+        return false;
+      }
+      f.max_age = *age;
+    } else if (iequals(opt, "type")) {
+      f.type = parse_client_type(val);
+      if (!cur.require(f.type.has_value(), errors::unknown_client_type(val))) return false;
+    } else if (iequals(opt, "addr")) {
+      f.addr = val;
+    } else if (iequals(opt, "laddr")) {
+      f.laddr = val;
+    } else if (iequals(opt, "user")) {
+      if (!cur.require(val == "default", errors::no_such_user(val))) return false;
+    } else if (iequals(opt, "skipme")) {
+      if (iequals(val, "yes")) {
+        f.skipme = true;
+      } else if (iequals(val, "no")) {
+        f.skipme = false;
+      } else {
+        return cur.fail(errors::kSyntax);
+      }
+    } else {
+      return cur.fail(errors::kSyntax);
+    }
+  }
+  return true;
+}
+
 void client_kill(Context& ctx) {
   // Old form: CLIENT KILL <ip:port>.
   if (ctx.argc() == 3) {
@@ -264,44 +307,10 @@ void client_kill(Context& ctx) {
   }
 
   // New form: CLIENT KILL <filter> <value> ... Every filter given must match.
-  std::optional<long long> want_id;
-  long long max_age = 0;  // seconds; 0: any age (Redis 7.4's MAXAGE)
-  std::optional<ClientType> want_type;
-  std::optional<std::string_view> want_addr, want_laddr;
-  bool skipme = true;
-  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kSyntax);
-    std::string_view opt = ctx.arg(i), val = ctx.arg(i + 1);
-    if (iequals(opt, "id")) {
-      auto id = parse_int(val);
-      if (!id || *id <= 0) return ctx.reply.error(errors::kClientIdNotPositive);
-      want_id = *id;
-    } else if (iequals(opt, "maxage")) {
-      auto age = parse_int(val);
-      if (!age) return ctx.reply.error(errors::kMaxAgeNotInteger);
-      if (*age <= 0) return ctx.reply.error(errors::kMaxAgeNotPositive);
-      max_age = *age;
-    } else if (iequals(opt, "type")) {
-      want_type = parse_client_type(val);
-      if (!want_type) return ctx.reply.error(errors::unknown_client_type(val));
-    } else if (iequals(opt, "addr")) {
-      want_addr = val;
-    } else if (iequals(opt, "laddr")) {
-      want_laddr = val;
-    } else if (iequals(opt, "user")) {
-      if (val != "default") return ctx.reply.error(errors::no_such_user(val));
-    } else if (iequals(opt, "skipme")) {
-      if (iequals(val, "yes")) {
-        skipme = true;
-      } else if (iequals(val, "no")) {
-        skipme = false;
-      } else {
-        return ctx.reply.error(errors::kSyntax);
-      }
-    } else {
-      return ctx.reply.error(errors::kSyntax);
-    }
-  }
+  KillFilter f;
+  ArgCursor cur(ctx.argv, 2);
+  if (!parse_kill_filter(cur, f)) return ctx.reply.error(cur.error());
+  const auto& [want_id, max_age, want_type, want_addr, want_laddr, skipme] = f;
   std::vector<uint64_t> targets;
   for (auto& [id, s] : ctx.server.sessions()) {
     if (want_id && static_cast<long long>(id) != *want_id) continue;

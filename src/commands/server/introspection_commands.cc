@@ -168,11 +168,8 @@ void command_list(Context& ctx) {
 
 // The row a command line (argv[2...] of COMMAND GETKEYS) runs, after Redis's checks.
 const CommandSpec* getkeys_target(Context& ctx, std::span<const std::string_view> line) {
-  const CommandSpec* spec = CommandTable::instance().find(line[0]);
-  if (spec && !spec->subcommands.empty()) {
-    spec = line.size() >= 2 ? CommandTable::find_sub(*spec, line[1]) : nullptr;
-  }
-  if (!spec) {
+  const CommandSpec* spec = CommandTable::instance().lookup(line).spec;
+  if (!spec || !spec->subcommands.empty()) {  // a container alone names no command line
     ctx.reply.error(errors::kInvalidCommandSpecified);
     return nullptr;
   }

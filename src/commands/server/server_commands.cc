@@ -207,17 +207,16 @@ void monitor(Context& ctx) {
 
 void shutdown(Context& ctx) {
   bool save = false, nosave = false, abort = false, now = false, force = false;
-  for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    std::string_view a = ctx.arg(i);
-    if (iequals(a, "nosave")) {
+  for (ArgCursor cur(ctx.argv, 1); !cur.done();) {
+    if (cur.match("nosave")) {
       nosave = true;
-    } else if (iequals(a, "save")) {
+    } else if (cur.match("save")) {
       save = true;
-    } else if (iequals(a, "now")) {
+    } else if (cur.match("now")) {
       now = true;
-    } else if (iequals(a, "force")) {
+    } else if (cur.match("force")) {
       force = true;
-    } else if (iequals(a, "abort")) {
+    } else if (cur.match("abort")) {
       abort = true;
     } else {
       return ctx.reply.error(errors::kSyntax);

@@ -18,14 +18,6 @@ namespace streamd::cmd {
 
 namespace {
 
-// Ends the transaction state of a session: queue, flags and watched keys.
-void discard_transaction(Server& server, Session& s) {
-  s.queued.clear();
-  s.in_multi = false;
-  s.multi_error = false;
-  server.unwatch_all(s);  // also clears dirty_cas
-}
-
 // A WATCHed key that has expired since it was watched counts as modified, even if nothing has
 // deleted it yet: looking it up now runs the lazy expiry, whose notification marks the session
 // dirty.
@@ -58,11 +50,11 @@ void exec_command(Context& ctx) {
     } else {
       ctx.reply.null_array();
     }
-    discard_transaction(ctx.server, s);
+    s.reset_transaction(ctx.server);
     return;
   }
   std::vector<std::vector<std::string>> queued = std::move(s.queued);
-  discard_transaction(ctx.server, s);  // unwatch first: our own writes must not matter
+  s.reset_transaction(ctx.server);  // unwatch first: our own writes must not matter
 
   ctx.reply.array(queued.size());
   std::string& out = ctx.reply.buffer();
@@ -80,7 +72,7 @@ void discard_command(Context& ctx) {
     ctx.reply.error(errors::kDiscardWithoutMulti);
     return;
   }
-  discard_transaction(ctx.server, ctx.session);
+  ctx.session.reset_transaction(ctx.server);
   ctx.reply.ok();
 }
 

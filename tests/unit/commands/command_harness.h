@@ -23,6 +23,12 @@
 
 namespace streamd::test {
 
+// Both protocols, for tests that run every case in each (SCOPED_TRACE(ProtoName(p))).
+inline constexpr resp::Protocol kProtos[] = {resp::Protocol::kResp2, resp::Protocol::kResp3};
+inline std::string ProtoName(resp::Protocol p) {
+  return p == resp::Protocol::kResp2 ? "RESP2" : "RESP3";
+}
+
 class CommandHarness {
  public:
   static constexpr int64_t kStartMs = 1700000000000;  // 2023-11-14T22:13:20Z

@@ -130,6 +130,40 @@ TEST(CommandTable, LookupIsCaseInsensitive) {
   EXPECT_EQ(t.find("nosuchcommand"), nullptr);
 }
 
+// CommandTable::lookup, the one lookup of command + subcommand every caller shares.
+TEST(CommandTable, LookupOfCommandAndSubcommand) {
+  auto& t = CommandTable::instance();
+  const CommandSpec* xgroup = t.find("xgroup");
+  ASSERT_NE(xgroup, nullptr);
+  std::vector<std::string_view> line = {"XGroup", "Create", "s", "g", "$"};
+  CommandLookup found = t.lookup(line);
+  EXPECT_EQ(found.top, xgroup);
+  ASSERT_NE(found.spec, nullptr);
+  EXPECT_EQ(found.spec->full_name, "xgroup|create");
+  // A container named alone keeps its own row (its arity refuses it), an unknown subcommand
+  // names none.
+  found = t.lookup("xgroup", std::nullopt);
+  EXPECT_EQ(found.top, xgroup);
+  EXPECT_EQ(found.spec, xgroup);
+  found = t.lookup("xgroup", "nosuch");
+  EXPECT_EQ(found.top, xgroup);
+  EXPECT_EQ(found.spec, nullptr);
+  // A plain command ignores what follows its name.
+  found = t.lookup(std::vector<std::string>{"GET", "create"});
+  EXPECT_EQ(found.spec, t.find("get"));
+  EXPECT_EQ(found.top, found.spec);
+  found = t.lookup("nosuch", "x");
+  EXPECT_EQ(found.top, nullptr);
+  EXPECT_EQ(found.spec, nullptr);
+  EXPECT_EQ(t.lookup(std::vector<std::string_view>{}).top, nullptr);
+  // Full names go through the same lookup; only a container has rows after the bar.
+  EXPECT_EQ(t.find_full_name("XGROUP|create"), CommandTable::find_sub(*xgroup, "create"));
+  EXPECT_EQ(t.find_full_name("xgroup"), xgroup);
+  EXPECT_EQ(t.find_full_name("get|x"), nullptr);
+  EXPECT_EQ(t.find_full_name("xgroup|"), nullptr);
+  EXPECT_EQ(t.find_full_name("xgroup|create|x"), nullptr);
+}
+
 // Every row has documentation, and the stored RESP3 replays as the right number of values (a
 // broken entry would corrupt every COMMAND INFO / COMMAND DOCS reply that includes it).
 TEST(CommandTable, EveryRowIsDocumented) {

@@ -19,12 +19,8 @@ namespace {
 
 using test::CommandHarness;
 using test::Decode;
-
-constexpr resp::Protocol kProtos[] = {resp::Protocol::kResp2, resp::Protocol::kResp3};
-
-std::string ProtoName(resp::Protocol p) {
-  return p == resp::Protocol::kResp2 ? "RESP2" : "RESP3";
-}
+using test::kProtos;
+using test::ProtoName;
 
 using test::RecordingPersistence;
 

@@ -244,5 +244,41 @@ TEST_F(TransactionsTest, BlockingCommandInsideExecDoesNotBlock) {
   EXPECT_EQ(h.session().blocked, nullptr);
 }
 
+// Every way a transaction ends goes through Session::reset_transaction: queue, MULTI flags and
+// the server's index of watched keys are all gone afterwards.
+TEST_F(TransactionsTest, EveryEndOfATransactionDropsQueueFlagsAndWatches) {
+  struct Ending {
+    const char* name;
+    std::vector<std::string> argv;  // empty: the connection closes
+  };
+  const Ending endings[] = {{"EXEC", {"EXEC"}},
+                            {"DISCARD", {"DISCARD"}},
+                            {"RESET", {"RESET"}},
+                            {"rejected EXEC", {"EXEC", "extra"}},
+                            {"closed connection", {}}};
+  int client = 10;
+  for (const Ending& e : endings) {
+    SCOPED_TRACE(e.name);
+    ++client;
+    EXPECT_EQ(Run({"WATCH", "k", "j"}, client), kOk);
+    EXPECT_EQ(Run({"MULTI"}, client), kOk);
+    EXPECT_EQ(Run({"NOSUCHCOMMAND"}, client).substr(0, 5), "-ERR ");  // sets multi_error
+    EXPECT_EQ(Run({"SET", "k", "1"}, client), kQueued);
+    ASSERT_EQ(h.server().watched_keys(), 2u);
+    cmd::Session& s = h.session(client);
+    if (e.argv.empty()) {
+      h.server().remove_session(s.id);
+      EXPECT_EQ(h.server().watched_keys(), 0u);
+      continue;
+    }
+    h.RunRaw(e.argv, Protocol::kResp3, client);
+    EXPECT_FALSE(s.in_multi);
+    EXPECT_FALSE(s.multi_error);
+    EXPECT_TRUE(s.queued.empty());
+    EXPECT_TRUE(s.watched.empty());
+    EXPECT_EQ(h.server().watched_keys(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace streamd::test

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "streamd/rest/access.h"
 #include "streamd/rest/http_request.h"
 
 namespace streamd::rest {
@@ -47,6 +48,16 @@ TEST(RestCall, TokenFromHeaderOrQuery) {
   RestCall c = decode(request("GET", "/get/k?_token=xyz%3D"));
   EXPECT_EQ(c.token, "xyz=");
   EXPECT_EQ(c.commands[0], (Argv{"get", "k"}));
+}
+
+// The one reader of "Authorization: Bearer <token>" (the REST calls and /metrics share it).
+TEST(RestCall, BearerToken) {
+  EXPECT_EQ(bearer_token("Bearer abc"), "abc");
+  EXPECT_EQ(bearer_token("bEARER abc"), "abc");
+  EXPECT_EQ(bearer_token("Bearer "), "");
+  EXPECT_EQ(bearer_token("Basic abc"), "");
+  EXPECT_EQ(bearer_token("Bearer"), "");
+  EXPECT_EQ(bearer_token(""), "");
 }
 
 TEST(RestCall, BodyIsTheLastPathArgumentThenQueryArguments) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,6 +67,15 @@ struct CommandSpec {
   std::string full_name = {};
 };
 
+// What a command line names: `top` is the row argv[0] names (null if none); `spec` is the row that
+// runs: `top` itself, or the subcommand argv[1] names when `top` is a container. A container
+// named alone keeps `spec == top` (its arity check then refuses it, as Redis does); an unknown
+// subcommand leaves `spec` null.
+struct CommandLookup {
+  const CommandSpec* top = nullptr;
+  const CommandSpec* spec = nullptr;
+};
+
 class CommandTable {
  public:
   static CommandTable& instance();
@@ -73,6 +83,16 @@ class CommandTable {
   void add(CommandSpec spec);
   // Case-insensitive lookup of a top-level command; nullptr if unknown.
   const CommandSpec* find(std::string_view name) const;
+  // The one lookup of command + subcommand (dispatch, MULTI queueing, blocked re-runs, COMMAND
+  // GETKEYS, REST): `sub` is the argument after the name, if the line has one. Honours
+  // rename-command through find().
+  CommandLookup lookup(std::string_view name, std::optional<std::string_view> sub) const;
+  template <class Argv>
+  CommandLookup lookup(const Argv& argv) const {
+    if (argv.empty()) return {};
+    return lookup(argv[0],
+                  argv.size() >= 2 ? std::optional<std::string_view>(argv[1]) : std::nullopt);
+  }
   // Case-insensitive lookup of a subcommand of `parent`.
   static const CommandSpec* find_sub(const CommandSpec& parent, std::string_view name);
   // A full name as COMMAND INFO and LATENCY HISTOGRAM take it ("get", "client|list"),

@@ -42,9 +42,8 @@ class Dispatcher {
   Server& server() { return server_; }
 
  private:
-  DispatchResult run(Session& s, const CommandSpec& spec, const CommandSpec& top,
-                     std::span<const std::string_view> argv, std::string& out,
-                     int64_t rerun_deadline);
+  DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
+                     std::string& out, int64_t rerun_deadline);
 
   // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
   std::string persistence_error(const CommandSpec& spec) const;

@@ -38,22 +38,6 @@ inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
-// ---- REST API (Upstash's texts where Upstash has one) ----
-inline constexpr std::string_view kRestUnauthorized = "Unauthorized";
-inline constexpr std::string_view kRestNoCommand = "ERR empty command";
-inline constexpr std::string_view kRestBadJson =
-    "ERR failed to parse the request body: a JSON array of strings is expected";
-inline constexpr std::string_view kRestBadPipeline =
-    "ERR failed to parse the request body: a JSON array of commands is expected";
-inline constexpr std::string_view kRestBadHttp = "ERR malformed HTTP request";
-inline constexpr std::string_view kRestBodyTooLarge = "ERR request body too large";
-inline constexpr std::string_view kRestHeadersTooLarge = "ERR request headers too large";
-inline constexpr std::string_view kRestMethodNotAllowed =
-    "ERR method not allowed: use HEAD, GET, POST or PUT";
-// "NOPERM this user has no permissions to run the 'xadd' command" (read-only token)
-std::string rest_readonly(std::string_view full_name);
-// "ERR 'multi' is not supported over REST" (commands that need a long-lived connection)
-std::string rest_unsupported(std::string_view full_name);
 inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";

@@ -15,6 +15,7 @@
 
 namespace streamd::cmd {
 
+class Server;
 struct BlockedState;
 struct Subscriptions;
 
@@ -42,6 +43,10 @@ struct Session {
   bool dirty_cas = false;                            // a WATCHed key changed: EXEC answers null
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
   bool executing = false;  // inside EXEC (blocking commands must not block)
+  // Ends the transaction: queue, MULTI flags and WATCHed keys (which the server indexes, hence
+  // the argument). The one way EXEC, DISCARD, RESET, a rejected EXEC, a closed connection and
+  // the AOF loader drop a transaction, so none forgets a part.
+  void reset_transaction(Server& server);
 
   ReplyMode reply_mode = ReplyMode::kOn;
   bool no_evict = false;
