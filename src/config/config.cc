@@ -23,24 +23,49 @@ namespace {
 
 }  // namespace
 
-Config::Config(std::span<const Directive> table) : table_(table) {
-  values_.reserve(table_.size());
-  for (const Directive& d : table_) {
-    Value v = initial_value(d);
-    if (auto err = parse_set_value(d, d.default_value, v)) {
-      programming_error("bad default value (" + *err + ") for", d.name);
-    }
-    values_.push_back(v);
-    if (!by_name_.emplace(ascii_lower(d.name), values_.size() - 1).second) {
-      programming_error("duplicate directive", d.name);
-    }
-    for (std::string_view alias : d.aliases) {
-      if (!by_name_.emplace(ascii_lower(alias), values_.size() - 1).second) {
-        programming_error("duplicate directive", alias);
+struct Config::TableIndex {
+  std::vector<Value> defaults;
+  std::unordered_map<std::string, std::size_t> by_name;
+};
+
+std::shared_ptr<const Config::TableIndex> Config::index_for(std::span<const Directive> table) {
+  auto build = [](std::span<const Directive> t) {
+    auto index = std::make_shared<TableIndex>();
+    index->defaults.reserve(t.size());
+    for (const Directive& d : t) {
+      Value v = initial_value(d);
+      if (auto err = parse_set_value(d, d.default_value, v)) {
+        programming_error("bad default value (" + *err + ") for", d.name);
+      }
+      index->defaults.push_back(std::move(v));
+      const std::size_t row = index->defaults.size() - 1;
+      if (!index->by_name.emplace(ascii_lower(d.name), row).second) {
+        programming_error("duplicate directive", d.name);
+      }
+      for (std::string_view alias : d.aliases) {
+        if (!index->by_name.emplace(ascii_lower(alias), row).second) {
+          programming_error("duplicate directive", alias);
+        }
       }
     }
+    return std::shared_ptr<const TableIndex>(std::move(index));
+  };
+  // Only the built-in table is shared: a test's table may be a temporary whose address a later
+  // one reuses.
+  std::span<const Directive> builtin = builtin_directives();
+  if (table.data() == builtin.data() && table.size() == builtin.size()) {
+    static const std::shared_ptr<const TableIndex> shared = build(builtin);
+    return shared;
   }
-  defaults_ = values_;
+  return build(table);
+}
+
+Config::Config(std::span<const Directive> table)
+    : table_(table),
+      index_(index_for(table)),
+      values_(index_->defaults),
+      defaults_(index_->defaults),
+      by_name_(index_->by_name) {
   fill_cache();
 }
 

@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "reply_reader.h"
@@ -80,8 +81,23 @@ bool iequal(std::string_view a, std::string_view b) {
 // Checks `bytes` holds `min`..`max` complete replies, none of a RESP3-only type when `proto` is
 // RESP2.
 // `pushes_count`: the command's answers are themselves pushes (SUBSCRIBE's confirmations in RESP3).
+//
+// The check is a pure function of its arguments, and the big replies (COMMAND, COMMAND DOCS,
+// INFO...) come back byte for byte the same in most inputs: a big reply that passed once is
+// remembered and not scanned again (scanning them was a sixth of the time per input).
 void check_replies(std::string_view bytes, std::size_t min, std::size_t max, resp::Protocol proto,
                    bool pushes_count = false) {
+  constexpr std::size_t kRemembered = 4096;     // replies at least this big are remembered
+  constexpr std::size_t kMemoBytes = 64 << 20;  // forget them all beyond this much
+  static std::unordered_set<std::string> passed;
+  static std::size_t passed_bytes = 0;
+  std::string key;
+  if (bytes.size() >= kRemembered) {
+    key = std::to_string(min) + ' ' + std::to_string(max) + ' ' +
+          std::to_string(static_cast<int>(proto)) + (pushes_count ? " p " : " - ");
+    key.append(bytes);
+    if (passed.count(key)) return;
+  }
   g_reply.assign(bytes.substr(0, 400));
   std::size_t count = 0;
   while (!bytes.empty()) {
@@ -95,6 +111,13 @@ void check_replies(std::string_view bytes, std::size_t min, std::size_t max, res
     if (!push) ++count;
   }
   check(count >= min && count <= max);
+  if (key.empty()) return;
+  if (passed_bytes + key.size() > kMemoBytes) {
+    passed.clear();
+    passed_bytes = 0;
+  }
+  passed_bytes += key.size();
+  passed.insert(std::move(key));
 }
 
 struct Client {

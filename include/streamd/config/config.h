@@ -244,10 +244,17 @@ class Config {
   std::optional<LoadError> load_file_into(const std::string& path, LoadState& st) const;
   std::optional<LoadError> apply_line(std::string_view line, int line_no, LoadState& st) const;
 
+  // The parsed defaults and the name index of a table: the same for every Config of the table,
+  // so the built-in table's is built once per process (a Config is made per test harness and
+  // per fuzz input, and parsing the defaults was most of that).
+  struct TableIndex;
+  static std::shared_ptr<const TableIndex> index_for(std::span<const Directive> table);
+
   std::span<const Directive> table_;
-  std::vector<Value> values_;                             // one per table row, never resized
-  std::vector<Value> defaults_;                           // the parsed defaults
-  std::unordered_map<std::string, std::size_t> by_name_;  // lower-case names and aliases
+  std::shared_ptr<const TableIndex> index_;
+  std::vector<Value> values_;                                    // one per table row, never resized
+  const std::vector<Value>& defaults_;                           // the parsed defaults
+  const std::unordered_map<std::string, std::size_t>& by_name_;  // lower-case names and aliases
   std::string config_file_;
   std::vector<CommandRename> renames_;
   std::vector<Subscriber> subscribers_;

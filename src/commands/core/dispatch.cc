@@ -98,7 +98,9 @@ std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& 
   uint64_t missing_stale = (spec.flags & kStale) ? 0 : 1;
   if (spec.name == "exec" && s.in_multi) {
     for (const auto& q : s.queued) {
-      const CommandSpec* c = q.empty() ? nullptr : table_.find(q[0]);
+      // The row the queued line runs: a subcommand's flags, not its container's (XGROUP CREATE
+      // writes, the XGROUP row does not say so).
+      const CommandSpec* c = table_.lookup(q).spec;
       if (!c) continue;
       flags |= c->flags;
       if (!(c->flags & kStale)) missing_stale = 1;

@@ -105,6 +105,23 @@ TEST_F(ReplicaDispatch, WritesAreReadOnlyExceptFromTheMaster) {
   EXPECT_EQ(h_.Run2({"SET", "k", "w"}), "+OK\r\n");
 }
 
+// EXEC counts as what its queued lines run, subcommands included: the XGROUP container row has
+// no write flag, XGROUP CREATE has.
+TEST_F(ReplicaDispatch, ExecFoldsInTheQueuedSubcommandsFlags) {
+  auto exec_after_queueing = [&](const std::vector<std::string>& line) {
+    fake_.read_only = false;
+    EXPECT_EQ(h_.Run2({"MULTI"}), "+OK\r\n");
+    EXPECT_EQ(h_.Run2(line), "+QUEUED\r\n");
+    fake_.read_only = true;  // the link went read-only meanwhile
+    return h_.Run2({"EXEC"});
+  };
+  const std::string refused = exec_after_queueing({"SET", "k", "v"});
+  EXPECT_EQ(refused.substr(0, 10), "-EXECABORT");
+  EXPECT_EQ(exec_after_queueing({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}), refused);
+  EXPECT_EQ(h_.Run2({"EXISTS", "s"}), ":0\r\n");
+  fake_.read_only = false;
+}
+
 TEST_F(ReplicaDispatch, StaleLinkAnswersMasterDown) {
   fake_.stale = true;
   const std::string down =
