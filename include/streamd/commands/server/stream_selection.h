@@ -22,9 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace streamd::text {
-class GlobMatcher;
-}
+#include "streamd/text/glob.h"
 
 namespace streamd::cmd {
 
