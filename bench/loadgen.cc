@@ -14,7 +14,8 @@
 //          waits out the pause. --report-late-us N prints every delivery later than N µs.
 //   consume N consumers of group `--group` on `--key`, each looping XREADGROUP COUNT `--count`
 //          then XACK of exactly the IDs it got, `requests` cycles in all; reports cycles/s
-//          (ops_per_sec), entries/s and per-cycle latency.
+//          (ops_per_sec), entries/s and per-cycle latency. With --pipeline P each consumer sends
+//          P reads at once, then their P XACKs at once (latency is then per batch of P).
 //   pubsub R subscribers (`--readers`) over `--channels` channels (subscriber i on channel
 //          i % channels), N publishers (`--clients`) each looping PUBLISH of a 64-byte payload
 //          carrying its send time to the next channel, `--pipeline` in flight, for `--seconds`;
@@ -185,7 +186,9 @@ struct Conn {
   std::string last_id = "$";
   std::string cursor = "0-0";
   std::size_t index = 0;
-  bool acking = false;  // consume mode: waiting for the XACK of the previous read
+  bool acking = false;  // consume mode: waiting for the XACKs of the previous reads
+  int acks_queued = 0;  // consume mode: XACKs built from the replies of this batch of reads
+  int cycles = 0;       // consume mode: reads in this batch
 };
 
 // The bulk string that starts at `pos` (its "$len" header): {value, position after it}.
@@ -341,34 +344,54 @@ int run_consume(const Options& o) {
   std::vector<Conn> conns(static_cast<std::size_t>(o.clients));
   long long issued = 0, done = 0, entries = 0, errors = 0;
   std::vector<int64_t> lat;
+  // A cycle is one XREADGROUP and the XACK of what it got. With --pipeline P a connection sends
+  // P reads at once, then the P XACKs (of the reads that got entries) at once.
   auto read_next = [&](Conn& c) {
-    if (issued >= o.requests) return;
-    ++issued;
+    long long n = std::min<long long>(o.pipeline, o.requests - issued);
+    if (n <= 0) return;
+    issued += n;
     c.acking = false;
+    c.pending = static_cast<int>(n);
+    c.cycles = static_cast<int>(n);
     c.sent_at = now_us();
-    append_command(c.out, {"XREADGROUP", "GROUP", o.group, "c" + std::to_string(c.index), "COUNT",
-                           std::to_string(o.count), "STREAMS", o.key, ">"});
+    for (long long i = 0; i < n; ++i) {
+      append_command(c.out, {"XREADGROUP", "GROUP", o.group, "c" + std::to_string(c.index), "COUNT",
+                             std::to_string(o.count), "STREAMS", o.key, ">"});
+    }
     write_all(c);
   };
   int64_t t0 = now_us();
   auto on_data = [&](Conn& c) {
-    std::size_t len = reply_length(c.in);
-    if (!len) return;
-    std::string_view reply = std::string_view(c.in).substr(0, len);
-    if (reply[0] == '-') ++errors;
-    std::vector<std::string> ids = c.acking ? std::vector<std::string>{} : entry_ids(reply);
-    c.in.erase(0, len);
-    if (!ids.empty()) {
-      std::vector<std::string> ack = {"XACK", o.key, o.group};
-      ack.insert(ack.end(), ids.begin(), ids.end());
-      entries += static_cast<long long>(ids.size());
+    std::size_t pos = 0;
+    while (c.pending > 0) {
+      std::size_t len = reply_length(c.in, pos);
+      if (!len) break;
+      std::string_view reply = std::string_view(c.in).substr(pos, len);
+      if (reply[0] == '-') ++errors;
+      if (!c.acking) {
+        std::vector<std::string> ids = entry_ids(reply);
+        if (!ids.empty()) {
+          std::vector<std::string> ack = {"XACK", o.key, o.group};
+          ack.insert(ack.end(), ids.begin(), ids.end());
+          entries += static_cast<long long>(ids.size());
+          append_command(c.out, ack);
+          ++c.acks_queued;
+        }
+      }
+      pos += len;
+      --c.pending;
+    }
+    c.in.erase(0, pos);
+    if (c.pending > 0) return;
+    if (!c.acking && c.acks_queued > 0) {
       c.acking = true;
-      append_command(c.out, ack);
+      c.pending = c.acks_queued;
+      c.acks_queued = 0;
       write_all(c);
       return;
     }
-    // The XACK was answered, or the stream ran dry: the cycle ends.
-    ++done;
+    // The XACKs were answered, or the stream ran dry: the cycles end.
+    done += c.cycles;
     lat.push_back(now_us() - c.sent_at);
     read_next(c);
   };

@@ -37,7 +37,9 @@ def free_port():
 
 
 class Server:
-    def __init__(self, kind, binary, extra=()):
+    # prefix: a command the server runs under (bench/pipeline_cost.py: valgrind), which then
+    # starts more slowly.
+    def __init__(self, kind, binary, extra=(), prefix=(), start_timeout=10):
         self.kind = kind
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
@@ -45,9 +47,9 @@ class Server:
         if kind == "redis":
             args += ["--save", ""]
         args += list(extra)
-        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CORE] + args,
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CORE] + list(prefix) + args,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
+        deadline = time.time() + start_timeout
         while time.time() < deadline:
             try:
                 if self.command("PING") == "PONG":
@@ -122,9 +124,18 @@ def pel(build, srv, n, key="bench:stream"):
             "--", "XREADGROUP", "GROUP", "g", "c", "COUNT", 1000, "STREAMS", key, ">")
 
 
-def group_on_1m(build, srv):
-    preload(build, srv, 1000000)
+def group_on_1m(build, srv, n=1000000):
+    preload(build, srv, n)
     srv.command("XGROUP", "CREATE", "bench:stream", "g", "0")
+
+
+def pel_consumers(build, srv, n, consumers, key="bench:stream"):
+    """A stream of n entries all pending in group "g", read COUNT 100 by `consumers` consumers
+    (c0, c1, ...) side by side."""
+    preload(build, srv, n, key)
+    srv.command("XGROUP", "CREATE", key, "g", "0")
+    loadgen(build, srv.port, "--clients", consumers, "--requests", (n + 99) // 100, "--",
+            "XREADGROUP", "GROUP", "g", "c__client__", "COUNT", 100, "STREAMS", key, ">")
 
 
 XCLAIM10 = ["XCLAIM", "bench:stream", "g", "claimer__client__", "0"] + ["__rand__-1"] * 10
@@ -151,6 +162,25 @@ WORKLOADS = {
     "xadd5_p32": ("XADD 5×16B fields, 50 conns, pipeline 32", None,
                   ["--clients", 50, "--pipeline", 32, "--requests", 1000000, "--", "XADD",
                    "bench:s", "*"] + FIELDS5, "ops_per_sec", True),
+    # Issue 16 item 3's pipelined workloads (with xadd_p32 above): the command's own cost is most
+    # of the server's work here, so these are the rows user-space speed shows in.
+    "xadd_keys_p32": ("XADD 1 field to 10,000 keys at random, 50 conns, pipeline 32", None,
+                      ["--clients", 50, "--pipeline", 32, "--requests", 2000000, "--keyspace",
+                       10000, "--", "XADD", "bench:s:__rand__", "*", "temperature", "23.5"],
+                      "ops_per_sec", True),
+    "xpending_summary_p32": ("XPENDING g (summary), 100k-entry PEL of 10 consumers, 50 conns, "
+                             "pipeline 32", lambda b, s: pel_consumers(b, s, 100000, 10),
+                             ["--clients", 50, "--pipeline", 32, "--requests", 2000000, "--",
+                              "XPENDING", "bench:stream", "g"], "ops_per_sec", True),
+    "xreadgroup_block_p32": ("XREADGROUP COUNT 1 BLOCK 1000 on a 1M-entry stream (served at "
+                             "once), 200 conns, pipeline 32", group_on_1m,
+                             ["--clients", 200, "--pipeline", 32, "--requests", 900000, "--",
+                              "XREADGROUP", "GROUP", "g", "c__client__", "COUNT", 1, "BLOCK",
+                              1000, "STREAMS", "bench:stream", ">"], "ops_per_sec", True),
+    "consume_p32": ("consume cycle pipelined: 32 × XREADGROUP COUNT 10, then their 32 XACKs, "
+                    "1M-entry stream, 50 consumers (cycles/s)", group_on_1m,
+                    ["--mode", "consume", "--clients", 50, "--pipeline", 32, "--requests",
+                     96000, "--count", 10], "ops_per_sec", True),
     "xrange100": ("XRANGE COUNT 100 from random starts, 1M-entry stream, 50 conns",
                   lambda b, s: preload(b, s, 1000000),
                   ["--clients", 50, "--requests", 100000, "--keyspace", 999900, "--", "XRANGE",
