@@ -40,7 +40,10 @@ const char* state_name(ReplicaState s) {
   return "";
 }
 
-ReplicationMaster::ReplicationMaster(cmd::Server& server) : server_(server) {}
+ReplicationMaster::ReplicationMaster(cmd::Server& server)
+    : server_(server),
+      min_replicas_to_write_(server.config().ref<std::int64_t>("min-replicas-to-write")),
+      min_replicas_max_lag_(server.config().ref<std::int64_t>("min-replicas-max-lag")) {}
 
 ReplicationMaster::~ReplicationMaster() {
   for (uint64_t id : config_listeners_) server_.config().remove(id);
@@ -256,9 +259,8 @@ int64_t ReplicationMaster::replicas_acked(int64_t offset) const {
 }
 
 int64_t ReplicationMaster::good_replicas() const {
-  const config::Config& cfg = server_.config();
-  int64_t max_lag_s = cfg.ref<std::int64_t>("min-replicas-max-lag");
-  if (cfg.ref<std::int64_t>("min-replicas-to-write") == 0 || max_lag_s == 0) return -1;
+  int64_t max_lag_s = min_replicas_max_lag_;
+  if (min_replicas_to_write_ == 0 || max_lag_s == 0) return -1;
   int64_t now_ms = server_.clock().now_ms();
   int64_t n = 0;
   for (const ReplicaLink& r : replicas_) {
@@ -270,7 +272,7 @@ int64_t ReplicationMaster::good_replicas() const {
 bool ReplicationMaster::enough_good_replicas() const {
   if (replica_role_) return true;
   int64_t good = good_replicas();
-  return good < 0 || good >= server_.config().ref<std::int64_t>("min-replicas-to-write");
+  return good < 0 || good >= min_replicas_to_write_;
 }
 
 void ReplicationMaster::request_acks() {
