@@ -24,6 +24,19 @@ void CommandTable::add(CommandSpec spec) {
   index();
 }
 
+void GroupRows::add(std::string_view name, int arity, uint32_t flags, std::string_view acl,
+                    KeySpan keys, Handler h) const {
+  table_.add(CommandSpec{.name = name,
+                         .arity = arity,
+                         .flags = flags,
+                         .acl_categories = acl,
+                         .first_key = keys.first,
+                         .last_key = keys.last,
+                         .step = keys.step,
+                         .handler = h,
+                         .group = group_});
+}
+
 void CommandTable::index() {
   by_name_.clear();
   longest_name_ = 0;

@@ -158,23 +158,13 @@ void restore_command(Context& ctx) {
 }  // namespace
 
 void register_dump_commands(CommandTable& t) {
-  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, Handler h,
-                  std::string_view group) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = flags,
-                      .acl_categories = acl,
-                      .first_key = 1,
-                      .last_key = 1,
-                      .step = 1,
-                      .handler = h,
-                      .group = group});
-  };
-  row("dump", 2, kReadonly, "keyspace read slow", dump_command, "generic");
-  row("restore", -4, kWrite | kDenyOom, "keyspace write slow dangerous", restore_command,
-      "generic");
-  row("restore-asking", -4, kWrite | kDenyOom | kAsking, "keyspace write slow dangerous",
-      restore_command, "server");
+  GroupRows generic(t, "generic");
+  GroupRows server(t, "server");
+  generic.add_single_key("dump", 2, kReadonly, "keyspace read slow", dump_command);
+  generic.add_single_key("restore", -4, kWrite | kDenyOom, "keyspace write slow dangerous",
+                         restore_command);
+  server.add_single_key("restore-asking", -4, kWrite | kDenyOom | kAsking,
+                        "keyspace write slow dangerous", restore_command);
 }
 
 }  // namespace streamd::cmd

@@ -149,29 +149,18 @@ void persist_command(Context& ctx) {
 }  // namespace
 
 void register_expire_commands(CommandTable& t) {
-  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl,
-                  Handler h) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = flags,
-                      .acl_categories = acl,
-                      .first_key = 1,
-                      .last_key = 1,
-                      .step = 1,
-                      .handler = h,
-                      .group = "generic"});
-  };
+  GroupRows rows(t, "generic");
   constexpr uint32_t kWriteFast = kWrite | kFast;
   constexpr uint32_t kReadFast = kReadonly | kFast;
-  row("expire", -3, kWriteFast, "keyspace write fast", expire_command);
-  row("pexpire", -3, kWriteFast, "keyspace write fast", pexpire_command);
-  row("expireat", -3, kWriteFast, "keyspace write fast", expireat_command);
-  row("pexpireat", -3, kWriteFast, "keyspace write fast", pexpireat_command);
-  row("ttl", 2, kReadFast, "keyspace read fast", ttl_command);
-  row("pttl", 2, kReadFast, "keyspace read fast", pttl_command);
-  row("expiretime", 2, kReadFast, "keyspace read fast", expiretime_command);
-  row("pexpiretime", 2, kReadFast, "keyspace read fast", pexpiretime_command);
-  row("persist", 2, kWriteFast, "keyspace write fast", persist_command);
+  rows.add_single_key("expire", -3, kWriteFast, "keyspace write fast", expire_command);
+  rows.add_single_key("pexpire", -3, kWriteFast, "keyspace write fast", pexpire_command);
+  rows.add_single_key("expireat", -3, kWriteFast, "keyspace write fast", expireat_command);
+  rows.add_single_key("pexpireat", -3, kWriteFast, "keyspace write fast", pexpireat_command);
+  rows.add_single_key("ttl", 2, kReadFast, "keyspace read fast", ttl_command);
+  rows.add_single_key("pttl", 2, kReadFast, "keyspace read fast", pttl_command);
+  rows.add_single_key("expiretime", 2, kReadFast, "keyspace read fast", expiretime_command);
+  rows.add_single_key("pexpiretime", 2, kReadFast, "keyspace read fast", pexpiretime_command);
+  rows.add_single_key("persist", 2, kWriteFast, "keyspace write fast", persist_command);
 }
 
 }  // namespace streamd::cmd

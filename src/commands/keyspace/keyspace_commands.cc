@@ -338,34 +338,23 @@ void swapdb_command(Context& ctx) {
 }  // namespace
 
 void register_keyspace_commands(CommandTable& t) {
-  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, int first,
-                  int last, int step, Handler h) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = flags,
-                      .acl_categories = acl,
-                      .first_key = first,
-                      .last_key = last,
-                      .step = step,
-                      .handler = h,
-                      .group = "generic"});
-  };
-  row("del", -2, kWrite, "keyspace write slow", 1, -1, 1, del_command);
-  row("unlink", -2, kWrite | kFast, "keyspace write fast", 1, -1, 1, del_command);
-  row("exists", -2, kReadonly | kFast, "keyspace read fast", 1, -1, 1, exists_command);
-  row("type", 2, kReadonly | kFast, "keyspace read fast", 1, 1, 1, type_command);
-  row("touch", -2, kReadonly | kFast, "keyspace read fast", 1, -1, 1, touch_command);
-  row("keys", 2, kReadonly, "keyspace read slow dangerous", 0, 0, 0, keys_command);
-  row("scan", -2, kReadonly, "keyspace read slow", 0, 0, 0, scan_command);
-  row("randomkey", 1, kReadonly, "keyspace read slow", 0, 0, 0, randomkey_command);
-  row("dbsize", 1, kReadonly | kFast, "keyspace read fast", 0, 0, 0, dbsize_command);
-  row("flushdb", -1, kWrite, "keyspace write slow dangerous", 0, 0, 0, flushdb_command);
-  row("flushall", -1, kWrite, "keyspace write slow dangerous", 0, 0, 0, flushall_command);
-  row("rename", 3, kWrite, "keyspace write slow", 1, 2, 1, rename_command);
-  row("renamenx", 3, kWrite | kFast, "keyspace write fast", 1, 2, 1, renamenx_command);
-  row("copy", -3, kWrite | kDenyOom, "keyspace write slow", 1, 2, 1, copy_command);
-  row("move", 3, kWrite | kFast, "keyspace write fast", 1, 1, 1, move_command);
-  row("swapdb", 3, kWrite | kFast, "keyspace write fast dangerous", 0, 0, 0, swapdb_command);
+  GroupRows rows(t, "generic");
+  rows.add("del", -2, kWrite, "keyspace write slow", {1, -1, 1}, del_command);
+  rows.add("unlink", -2, kWrite | kFast, "keyspace write fast", {1, -1, 1}, del_command);
+  rows.add("exists", -2, kReadonly | kFast, "keyspace read fast", {1, -1, 1}, exists_command);
+  rows.add_single_key("type", 2, kReadonly | kFast, "keyspace read fast", type_command);
+  rows.add("touch", -2, kReadonly | kFast, "keyspace read fast", {1, -1, 1}, touch_command);
+  rows.add("keys", 2, kReadonly, "keyspace read slow dangerous", kNoKeys, keys_command);
+  rows.add("scan", -2, kReadonly, "keyspace read slow", kNoKeys, scan_command);
+  rows.add("randomkey", 1, kReadonly, "keyspace read slow", kNoKeys, randomkey_command);
+  rows.add("dbsize", 1, kReadonly | kFast, "keyspace read fast", kNoKeys, dbsize_command);
+  rows.add("flushdb", -1, kWrite, "keyspace write slow dangerous", kNoKeys, flushdb_command);
+  rows.add("flushall", -1, kWrite, "keyspace write slow dangerous", kNoKeys, flushall_command);
+  rows.add("rename", 3, kWrite, "keyspace write slow", {1, 2, 1}, rename_command);
+  rows.add("renamenx", 3, kWrite | kFast, "keyspace write fast", {1, 2, 1}, renamenx_command);
+  rows.add("copy", -3, kWrite | kDenyOom, "keyspace write slow", {1, 2, 1}, copy_command);
+  rows.add_single_key("move", 3, kWrite | kFast, "keyspace write fast", move_command);
+  rows.add("swapdb", 3, kWrite | kFast, "keyspace write fast dangerous", kNoKeys, swapdb_command);
   register_expire_commands(t);
   register_object_commands(t);
   register_dump_commands(t);

@@ -284,32 +284,21 @@ void strlen_command(Context& ctx) {
 }  // namespace
 
 void register_string_commands(CommandTable& t) {
-  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, int first,
-                  int last, int step, Handler h) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = flags,
-                      .acl_categories = acl,
-                      .first_key = first,
-                      .last_key = last,
-                      .step = step,
-                      .handler = h,
-                      .group = "string"});
-  };
+  GroupRows rows(t, "string");
   constexpr uint32_t kWriteOom = kWrite | kDenyOom;
-  row("get", 2, kReadonly | kFast, "read string fast", 1, 1, 1, get_command);
-  row("set", -3, kWriteOom, "write string slow", 1, 1, 1, set_command);
-  row("setnx", 3, kWriteOom | kFast, "write string fast", 1, 1, 1, setnx_command);
-  row("setex", 4, kWriteOom, "write string slow", 1, 1, 1, setex_command);
-  row("psetex", 4, kWriteOom, "write string slow", 1, 1, 1, psetex_command);
-  row("getset", 3, kWriteOom | kFast, "write string fast", 1, 1, 1, getset_command);
-  row("getdel", 2, kWrite | kFast, "write string fast", 1, 1, 1, getdel_command);
-  row("getex", -2, kWrite | kFast, "write string fast", 1, 1, 1, getex_command);
-  row("mget", -2, kReadonly | kFast, "read string fast", 1, -1, 1, mget_command);
-  row("mset", -3, kWriteOom, "write string slow", 1, -1, 2, mset_command);
-  row("msetnx", -3, kWriteOom, "write string slow", 1, -1, 2, msetnx_command);
-  row("append", 3, kWriteOom | kFast, "write string fast", 1, 1, 1, append_command);
-  row("strlen", 2, kReadonly | kFast, "read string fast", 1, 1, 1, strlen_command);
+  rows.add_single_key("get", 2, kReadonly | kFast, "read string fast", get_command);
+  rows.add_single_key("set", -3, kWriteOom, "write string slow", set_command);
+  rows.add_single_key("setnx", 3, kWriteOom | kFast, "write string fast", setnx_command);
+  rows.add_single_key("setex", 4, kWriteOom, "write string slow", setex_command);
+  rows.add_single_key("psetex", 4, kWriteOom, "write string slow", psetex_command);
+  rows.add_single_key("getset", 3, kWriteOom | kFast, "write string fast", getset_command);
+  rows.add_single_key("getdel", 2, kWrite | kFast, "write string fast", getdel_command);
+  rows.add_single_key("getex", -2, kWrite | kFast, "write string fast", getex_command);
+  rows.add("mget", -2, kReadonly | kFast, "read string fast", {1, -1, 1}, mget_command);
+  rows.add("mset", -3, kWriteOom, "write string slow", {1, -1, 2}, mset_command);
+  rows.add("msetnx", -3, kWriteOom, "write string slow", {1, -1, 2}, msetnx_command);
+  rows.add_single_key("append", 3, kWriteOom | kFast, "write string fast", append_command);
+  rows.add_single_key("strlen", 2, kReadonly | kFast, "read string fast", strlen_command);
   register_string_counter_commands(t);
 }
 

@@ -133,22 +133,13 @@ void incrbyfloat_command(Context& ctx) {
 }  // namespace
 
 void register_string_counter_commands(CommandTable& t) {
-  auto row = [&t](std::string_view name, int arity, Handler h) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = kWrite | kDenyOom | kFast,
-                      .acl_categories = "write string fast",
-                      .first_key = 1,
-                      .last_key = 1,
-                      .step = 1,
-                      .handler = h,
-                      .group = "string"});
-  };
-  row("incr", 2, incr_command);
-  row("decr", 2, decr_command);
-  row("incrby", 3, incrby_command);
-  row("decrby", 3, decrby_command);
-  row("incrbyfloat", 3, incrbyfloat_command);
+  GroupRows rows(t, "string");
+  constexpr uint32_t kCounter = kWrite | kDenyOom | kFast;
+  rows.add_single_key("incr", 2, kCounter, "write string fast", incr_command);
+  rows.add_single_key("decr", 2, kCounter, "write string fast", decr_command);
+  rows.add_single_key("incrby", 3, kCounter, "write string fast", incrby_command);
+  rows.add_single_key("decrby", 3, kCounter, "write string fast", decrby_command);
+  rows.add_single_key("incrbyfloat", 3, kCounter, "write string fast", incrbyfloat_command);
 }
 
 }  // namespace streamd::cmd

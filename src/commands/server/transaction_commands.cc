@@ -99,23 +99,15 @@ void unwatch_command(Context& ctx) {
 
 void register_transaction_commands(CommandTable& t) {
   constexpr uint32_t kTxFlags = kNoScript | kLoading | kStale;
-  auto row = [&t](std::string_view name, int arity, uint32_t flags, std::string_view acl, int first,
-                  int last, int step, Handler h) {
-    t.add(CommandSpec{.name = name,
-                      .arity = arity,
-                      .flags = flags,
-                      .acl_categories = acl,
-                      .first_key = first,
-                      .last_key = last,
-                      .step = step,
-                      .handler = h,
-                      .group = "transactions"});
-  };
-  row("multi", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, multi_command);
-  row("exec", 1, kTxFlags | kSkipSlowlog, "slow transaction", 0, 0, 0, exec_command);
-  row("discard", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, discard_command);
-  row("watch", -2, kTxFlags | kFast | kAllowBusy, "fast transaction", 1, -1, 1, watch_command);
-  row("unwatch", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", 0, 0, 0, unwatch_command);
+  GroupRows rows(t, "transactions");
+  rows.add("multi", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", kNoKeys, multi_command);
+  rows.add("exec", 1, kTxFlags | kSkipSlowlog, "slow transaction", kNoKeys, exec_command);
+  rows.add("discard", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", kNoKeys,
+           discard_command);
+  rows.add("watch", -2, kTxFlags | kFast | kAllowBusy, "fast transaction", {1, -1, 1},
+           watch_command);
+  rows.add("unwatch", 1, kTxFlags | kFast | kAllowBusy, "fast transaction", kNoKeys,
+           unwatch_command);
 }
 
 }  // namespace streamd::cmd

@@ -123,6 +123,33 @@ class CommandTable {
   std::size_t longest_name_ = 0;                              // no longer name can be found
 };
 
+// Key positions (first, last, step) of a plain row.
+struct KeySpan {
+  int first = 0;
+  int last = 0;
+  int step = 0;
+};
+inline constexpr KeySpan kNoKeys{0, 0, 0};
+inline constexpr KeySpan kFirstKeyOnly{1, 1, 1};
+
+// Registers plain rows (no subcommands, no key finder) of one COMMAND DOCS group, the common
+// case of the register_* functions.
+class GroupRows {
+ public:
+  GroupRows(CommandTable& t, std::string_view group) : table_(t), group_(group) {}
+  void add(std::string_view name, int arity, uint32_t flags, std::string_view acl, KeySpan keys,
+           Handler h) const;
+  // A command whose one key is the first argument.
+  void add_single_key(std::string_view name, int arity, uint32_t flags, std::string_view acl,
+                      Handler h) const {
+    add(name, arity, flags, acl, kFirstKeyOnly, h);
+  }
+
+ private:
+  CommandTable& table_;
+  std::string_view group_;
+};
+
 // Each command family registers its rows here (called once at startup, in a fixed order).
 void register_connection_commands(CommandTable& t);
 void register_keyspace_commands(CommandTable& t);
