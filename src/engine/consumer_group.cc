@@ -95,7 +95,7 @@ bool ConsumerGroup::has_new_entries(const Stream& s) const {
 }
 
 ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t count, bool noack,
-                                   int64_t now_ms) {
+                                   int64_t now_ms, Admission* admit) {
   assert(find_consumer(c.name()) == &c);
   ReadResult r;
   c.seen_time_ms_ = now_ms;
@@ -105,6 +105,7 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
     Stream::Iterator it = s.scan(*from, StreamId::max());
     while ((count == 0 || r.entries.size() < count) && it.next()) {
       StreamId id = it.id();
+      if (admit && !admit->admit(GroupEntry{.id = id, .fields = it.fields()})) break;
       entries_read_ = entries_read_after_delivery(s, last_delivered_id_, id, entries_read_);
       last_delivered_id_ = id;
       GroupEntry& out = r.entries.add(id, it.fields());
@@ -130,7 +131,7 @@ ReadResult ConsumerGroup::read_new(const Stream& s, Consumer& c, std::size_t cou
 }
 
 ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId start,
-                                       std::size_t count, int64_t now_ms) {
+                                       std::size_t count, int64_t now_ms, Admission* admit) {
   assert(find_consumer(c.name()) == &c);
   ReadResult r;
   c.seen_time_ms_ = now_ms;
@@ -138,11 +139,18 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
   for (Pel::Iterator it = c.pel().seek(start); it.valid(); ++it) {
     if (count != 0 && r.entries.size() >= count) break;
     StreamId id = it.id();
-    GroupEntry* out = add_stream_entry(s, id, r.entries);
-    if (!out) {
+    const bool live = s.lookup(id, scratch_);
+    if (admit && !admit->admit(GroupEntry{.id = id,
+                                          .fields = live ? std::span<const FieldValue>(scratch_)
+                                                         : std::span<const FieldValue>(),
+                                          .deleted = !live})) {
+      break;
+    }
+    if (!live) {
       r.entries.add(id, {}).deleted = true;
       continue;
     }
+    GroupEntry* out = &r.entries.add(id, scratch_);
     pel_.redeliver(id, c.slot_, now_ms);
     out->pending = true;
     out->delivery_time_ms = now_ms;

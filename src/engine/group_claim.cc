@@ -123,7 +123,8 @@ AutoClaimResult ConsumerGroup::autoclaim(const Stream& s, std::string_view consu
 }
 
 ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view consumer,
-                                          int64_t min_idle_ms, std::size_t count, int64_t now_ms) {
+                                          int64_t min_idle_ms, std::size_t count, int64_t now_ms,
+                                          Admission* admit) {
   ClaimIdleResult r;
   Consumer* c = find_consumer(consumer);
   if (c) c->seen_time_ms_ = now_ms;
@@ -150,12 +151,25 @@ ClaimIdleResult ConsumerGroup::claim_idle(const Stream& s, std::string_view cons
       taken.push_back({e, Kind::kDeadLetter, 0});
       continue;
     }
-    if (!add_stream_entry(s, e.id, r.claimed)) {
+    if (!s.lookup(e.id, scratch_)) {
       taken.push_back({e, Kind::kDeleted, 0});
       continue;
     }
+    if (admit) {
+      GroupEntry offer{.id = e.id,
+                       .fields = scratch_,
+                       .claimed = true,
+                       .idle_ms = e.owner ? now_ms - e.delivery_time_ms : -1,
+                       .previous_count = e.delivery_count};
+      if (!admit->admit(offer)) break;
+    }
+    r.claimed.add(e.id, scratch_);
     taken.push_back({e, Kind::kClaim, r.claimed.size() - 1});
     ++claimable;
+  }
+  if (admit) {
+    // The walk ends at the last admitted entry (see the header).
+    while (!taken.empty() && taken.back().kind != Kind::kClaim) taken.pop_back();
   }
   for (const Taken& t : taken) {
     if (t.kind == Kind::kDeadLetter &&

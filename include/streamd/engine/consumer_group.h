@@ -128,6 +128,18 @@ class DeliveryBatch {
   std::vector<uint32_t> field_offsets_;  // where each entry's fields start in fields_
 };
 
+// A reply budget the XREADGROUP walks ask before they take each entry (MAXCOUNT/MAXSIZE): the
+// entry comes as it would be handed out (a history entry gone from the stream `deleted`, a
+// claimed one with `claimed`, idle_ms and previous_count). Refusing it ends the walk before the
+// entry changes anything; the entries admitted before it are delivered as usual.
+class Admission {
+ public:
+  virtual bool admit(const GroupEntry& e) = 0;
+
+ protected:
+  ~Admission() = default;
+};
+
 // XREADGROUP (both forms).
 struct ReadResult {
   DeliveryBatch entries;
@@ -286,13 +298,16 @@ class ConsumerGroup {
   // advancing last_delivered_id and entries_read entry by entry. Each delivered entry gets a
   // PEL record {now, 1, c}; an entry that is already pending (after SETID moved the group back)
   // is moved to c with its count reset to 1. NOACK leaves the PEL alone.
-  ReadResult read_new(const Stream& s, Consumer& c, std::size_t count, bool noack, int64_t now_ms);
+  // With `admit`, each entry is first offered to it, and the first refused one ends the read.
+  ReadResult read_new(const Stream& s, Consumer& c, std::size_t count, bool noack, int64_t now_ms,
+                      Admission* admit = nullptr);
 
   // An explicit ID: up to `count` (0 = no limit) of c's pending entries with ID >= start. Each
   // one still in the stream is delivered again (delivery_count + 1, delivery_time now); one gone
   // from the stream comes back `deleted` and its record is left alone.
+  // `admit` as for read_new.
   ReadResult read_history(const Stream& s, Consumer& c, StreamId start, std::size_t count,
-                          int64_t now_ms);
+                          int64_t now_ms, Admission* admit = nullptr);
 
   // ---- XACK / XCLAIM / XAUTOCLAIM -----------------------------------------------------------
   // Removes the IDs from the PEL; returns how many were pending (duplicates count once).
@@ -325,8 +340,12 @@ class ConsumerGroup {
   // reported in `deleted` (as XCLAIM/XAUTOCLAIM do; it does not count against `count`), one at
   // the dead-letter maximum goes to dead_lettered (nor does it). Costs O(k + deleted +
   // dead-lettered), k the entries claimed.
+  // With `admit`, each entry to claim is first offered to it (dropped and dead-lettered records
+  // are not), the first refused one ends the walk, and the walk ends at the last admitted entry:
+  // records it passed after that one are left as they are, for a later call, as a walk limited
+  // by `count` leaves them.
   ClaimIdleResult claim_idle(const Stream& s, std::string_view consumer, int64_t min_idle_ms,
-                             std::size_t count, int64_t now_ms);
+                             std::size_t count, int64_t now_ms, Admission* admit = nullptr);
   // The earliest time at which claim_idle(min_idle) would find something: now_ms if a record
   // is NACKed, else the oldest delivery + min_idle (saturating), nullopt if the PEL is empty.
   std::optional<int64_t> next_claimable_ms(int64_t min_idle_ms, int64_t now_ms) const;
@@ -405,7 +424,7 @@ class ConsumerGroup {
   int64_t entries_read_ = kEntriesReadUnknown;
   RadixTree<Consumer*> consumers_;   // name → consumer (owned)
   Pel pel_;                          // every pending record
-  std::vector<FieldValue> scratch_;  // reused by add_stream_entry
+  std::vector<FieldValue> scratch_;  // reused by the walks' stream lookups
   // Behind a pointer: most groups have no policy and pay 8 bytes.
   std::unique_ptr<DeadLetterPolicy> dead_letter_;
 };

@@ -32,36 +32,6 @@ struct GroupRead {
   StreamId after;            // history: entries with ID > after
 };
 
-// MAXCOUNT/MAXSIZE with CLAIM: how many of the entries the claim phase would take (the same
-// walk as ConsumerGroup::claim_idle, up to `count`, 0 = no limit) the budget admits, each sized as
-// the four-element entry it is replied as; takes them from the budget, stops it when one is
-// refused. Pending entries gone from the stream are skipped (the claim drops them), and so are
-// entries the claim will dead-letter (they are not replied and not counted).
-std::size_t claim_fit(const Stream& s, const ConsumerGroup& g, int64_t min_idle, std::size_t count,
-                      int64_t now_ms, ReadBudget& budget) {
-  std::vector<engine::FieldValue> fields;
-  auto int_size = [](long long v) { return std::to_string(v).size() + 3; };  // ":<v>\r\n"
-  std::size_t n = 0;
-  for (auto it = g.pel().by_time(); it.valid(); ++it) {
-    if (count != 0 && n == count) break;
-    const engine::PendingEntry e = it.entry();
-    const bool nacked = e.owner == nullptr;
-    if (!nacked && now_ms - e.delivery_time_ms < min_idle) break;
-    if (g.dead_letter_due(e)) continue;
-    if (!s.lookup(e.id, fields)) continue;
-    std::size_t bytes = entry_reply_size(e.id, fields) +
-                        int_size(nacked ? -1 : now_ms - e.delivery_time_ms) +
-                        int_size(static_cast<long long>(e.delivery_count));
-    if (!budget.admits(bytes)) {
-      budget.stop();
-      break;
-    }
-    budget.take(bytes);
-    ++n;
-  }
-  return n;
-}
-
 void xreadgroup(Context& ctx) {
   ReadArgs a;
   if (!parse_read_args(ctx, true, a)) return;
@@ -128,19 +98,12 @@ void xreadgroup(Context& ctx) {
     // CLAIM (only with `>`): first the NACKed and idle pending entries, oldest delivery first,
     // then new entries, COUNT shared between the two (per stream, as COUNT always is).
     const bool claim = a.claim && r.new_entries;
+    // MAXCOUNT/MAXSIZE: the walks offer the budget each entry before they deliver it.
+    engine::Admission* admit = budget.limited() ? &budget : nullptr;
     engine::ClaimIdleResult cr;
     if (claim) {
-      std::size_t claim_count = count;
-      bool run = true;
-      if (budget.limited()) {
-        claim_count =
-            claim_fit(*r.stream, *r.group, a.claim_min_idle_ms, count, ctx.now_ms, budget);
-        run = claim_count != 0;  // 0 would mean "no limit" to the engine
-      }
-      if (run) {
-        cr = r.group->claim_idle(*r.stream, a.consumer, a.claim_min_idle_ms, claim_count,
-                                 ctx.now_ms);
-      }
+      cr =
+          r.group->claim_idle(*r.stream, a.consumer, a.claim_min_idle_ms, count, ctx.now_ms, admit);
       for (StreamId id : cr.deleted) propagate_pel_drop(ctx, key, a.group, id);
       for (const engine::GroupEntry& e : cr.claimed) {
         propagate_delivery(ctx, key, a.group, a.consumer, e, false);
@@ -148,28 +111,22 @@ void xreadgroup(Context& ctx) {
       if (count != 0) count -= cr.claimed.size();  // what is left for new entries
     }
     const bool room = !budget.stopped() && (!claim || a.count == 0 || count != 0);
-    bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
-    // MAXCOUNT/MAXSIZE: decide how many entries fit before delivering any.
-    if (read && budget.limited()) {
-      std::size_t fit = group_read_fit(*r.stream, *r.group, consumer, r.new_entries,
-                                       r.after.next().value_or(StreamId::max()), count, budget);
-      if (fit == 0 && budget.stopped()) read = false;
-      if (fit != 0) count = fit;
-    }
     // History reads are always served; `>` only when the stream has something new (or claimed).
-    if (!read && cr.claimed.empty()) {
-      // Nothing of this stream is rendered: no view the dead letters' append could move.
-      deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
-      if (budget.stopped()) break;
-      if (r.new_entries) continue;
-      cr.dead_lettered.clear();
-    }
+    const bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
     engine::ReadResult rr;
     if (!r.new_entries) {
       rr = r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
-                                 count, ctx.now_ms);
+                                 count, ctx.now_ms, admit);
     } else if (read) {
-      rr = r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms);
+      rr = r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms, admit);
+    }
+    // A read whose first entry the budget refused serves nothing of this stream, nor after it.
+    const bool refused = read && rr.entries.empty() && budget.stopped();
+    if ((!read || refused) && cr.claimed.empty()) {
+      // Nothing of this stream is rendered: no view the dead letters' append could move.
+      deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
+      if (budget.stopped()) break;
+      continue;
     }
     for (const engine::GroupEntry& e : rr.entries) {
       propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);

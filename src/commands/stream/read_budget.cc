@@ -1,8 +1,5 @@
 #include "streamd/commands/stream/read_budget.h"
 
-#include <string>
-#include <vector>
-
 namespace streamd::cmd {
 
 using engine::StreamId;
@@ -33,6 +30,13 @@ std::size_t id_size(StreamId id) {
   return bulk_size(id.format(buf));
 }
 
+// ":<v>\r\n"
+std::size_t int_size(int64_t v) {
+  std::size_t n = v < 0 ? 1 : 0;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  return 1 + n + digits(u) + 2;
+}
+
 // A pending entry gone from the stream renders as [id, nil]; the null is counted as RESP2's
 // "*-1\r\n", the larger of the two forms.
 std::size_t deleted_entry_size(StreamId id) {
@@ -51,36 +55,15 @@ std::size_t read_fit(const engine::Stream& s, StreamId start, std::size_t count,
                      ReadBudget& budget) {
   std::size_t n = 0;
   for (auto it = s.scan(start, StreamId::max()); (count == 0 || n < count) && it.next(); ++n) {
-    std::size_t size = entry_reply_size(it.id(), it.fields());
-    if (!budget.admits(size)) {
-      budget.stop();
-      break;
-    }
-    budget.take(size);
+    if (!budget.offer(entry_reply_size(it.id(), it.fields()))) break;
   }
   return n;
 }
 
-std::size_t group_read_fit(const engine::Stream& s, const engine::ConsumerGroup& g,
-                           const engine::Consumer* consumer, bool new_entries, StreamId start,
-                           std::size_t count, ReadBudget& budget) {
-  if (new_entries) {
-    std::optional<StreamId> from = g.last_delivered_id().next();
-    return from ? read_fit(s, *from, count, budget) : 0;
-  }
-  if (!consumer) return 0;
-  std::size_t n = 0;
-  std::vector<engine::FieldValue> fields;
-  for (auto it = consumer->pel().seek(start); it.valid() && (count == 0 || n < count); ++it, ++n) {
-    std::size_t size =
-        s.lookup(it.id(), fields) ? entry_reply_size(it.id(), fields) : deleted_entry_size(it.id());
-    if (!budget.admits(size)) {
-      budget.stop();
-      break;
-    }
-    budget.take(size);
-  }
-  return n;
+bool ReadBudget::admit(const engine::GroupEntry& e) {
+  std::size_t size = e.deleted ? deleted_entry_size(e.id) : entry_reply_size(e.id, e.fields);
+  if (e.claimed) size += int_size(e.idle_ms) + int_size(static_cast<int64_t>(e.previous_count));
+  return offer(size);
 }
 
 }  // namespace streamd::cmd

@@ -7,8 +7,9 @@
 //     reader must make progress even when one entry is larger than its cap.
 // Streams are served in the order the command names them; once an entry does not fit, the
 // reply ends there (later streams are not served, and are not listed).
-// XREADGROUP decides how many entries fit *before* it delivers them (deliveries change the PEL
-// and the group position), so the group read takes exactly the entries the reply will hold.
+// XREADGROUP hands the budget to the group's walks (engine::Admission), which offer it each
+// entry before they deliver it (deliveries change the PEL and the group position), so the group
+// read takes exactly the entries the reply will hold.
 #pragma once
 
 #include <cstddef>
@@ -21,9 +22,11 @@
 
 namespace streamd::cmd {
 
-class ReadBudget {
+class ReadBudget final : public engine::Admission {
  public:
   ReadBudget(uint64_t maxcount, uint64_t maxsize) : maxcount_(maxcount), maxsize_(maxsize) {}
+  ReadBudget(const ReadBudget&) = delete;
+  ReadBudget& operator=(const ReadBudget&) = delete;
 
   bool limited() const { return maxcount_ != 0 || maxsize_ != 0; }
   // Whether one more entry of `bytes` may be served.
@@ -38,6 +41,19 @@ class ReadBudget {
   // Set once an entry was refused: the reply ends.
   bool stopped() const { return stopped_; }
   void stop() { stopped_ = true; }
+  // An entry of `bytes`: takes it if it fits, else stops.
+  bool offer(std::size_t bytes) {
+    if (!admits(bytes)) {
+      stop();
+      return false;
+    }
+    take(bytes);
+    return true;
+  }
+  // A group walk's entry, sized as XREADGROUP renders it: [id, nil] for a pending entry gone
+  // from the stream, [id, fields, idle, count] for a claimed one (the new entries of a CLAIM
+  // read count as plain entries).
+  bool admit(const engine::GroupEntry& e) override;
 
  private:
   uint64_t maxcount_, maxsize_;
@@ -52,12 +68,5 @@ std::size_t entry_reply_size(engine::StreamId id, std::span<const engine::FieldV
 // budget admits; takes them from it, and stops it when an entry is refused.
 std::size_t read_fit(const engine::Stream& s, engine::StreamId start, std::size_t count,
                      ReadBudget& budget);
-
-// XREADGROUP: the same for what a `>` read (new entries after the group's position) or a
-// history read (the consumer's pending entries from `start` on; `consumer` may be null) would
-// deliver. The result is the COUNT to hand to the group read; 0 means the budget is spent.
-std::size_t group_read_fit(const engine::Stream& s, const engine::ConsumerGroup& g,
-                           const engine::Consumer* consumer, bool new_entries,
-                           engine::StreamId start, std::size_t count, ReadBudget& budget);
 
 }  // namespace streamd::cmd
