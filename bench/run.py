@@ -43,7 +43,8 @@ def free_port():
 class Server:
     # prefix: a command the server runs under (bench/pipeline_cost.py: valgrind), which then
     # starts more slowly.
-    def __init__(self, kind, binary, extra=(), prefix=(), start_timeout=10):
+    # core: where it runs (bench/replication.py puts replicas on the load generator's core).
+    def __init__(self, kind, binary, extra=(), prefix=(), start_timeout=10, core=SERVER_CORE):
         self.kind = kind
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
@@ -51,7 +52,7 @@ class Server:
         if kind == "redis":
             args += ["--save", ""]
         args += list(extra)
-        self.proc = subprocess.Popen(RT_PREFIX + ["taskset", "-c", SERVER_CORE] + list(prefix)
+        self.proc = subprocess.Popen(RT_PREFIX + ["taskset", "-c", core] + list(prefix)
                                      + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + start_timeout
         while time.time() < deadline:
