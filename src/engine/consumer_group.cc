@@ -4,6 +4,7 @@
 #include "streamd/engine/consumer_group.h"
 
 #include <cassert>
+#include <utility>
 
 namespace streamd::engine {
 
@@ -161,6 +162,56 @@ ReadResult ConsumerGroup::read_history(const Stream& s, Consumer& c, StreamId st
   // claims are.
   r.last_delivered_id = last_delivered_id_;
   r.entries_read = entries_read_;
+  return r;
+}
+
+namespace {
+
+// Passes offers on to another admission and remembers whether it refused one.
+class RefusalWatch final : public Admission {
+ public:
+  explicit RefusalWatch(Admission* inner) : inner_(inner) {}
+  Admission* get() { return inner_ ? this : nullptr; }
+  bool refused() const { return refused_; }
+  bool admit(const GroupEntry& e) override {
+    if (inner_->admit(e)) return true;
+    refused_ = true;
+    return false;
+  }
+
+ private:
+  Admission* inner_;
+  bool refused_ = false;
+};
+
+}  // namespace
+
+GroupReadResult ConsumerGroup::read(const Stream& s, const GroupReadRequest& req, int64_t now_ms,
+                                    Admission* admit) {
+  GroupReadResult r;
+  auto [c, created] = create_consumer(req.consumer, now_ms);
+  r.consumer_created = created;
+  c->seen_time_ms_ = now_ms;
+  RefusalWatch watch(admit);
+  std::size_t count = req.count;
+  const bool claim = req.new_entries && req.claim_min_idle_ms;
+  if (claim) {
+    ClaimIdleResult cr =
+        claim_idle(s, req.consumer, *req.claim_min_idle_ms, count, now_ms, watch.get());
+    r.deleted = std::move(cr.deleted);
+    r.claimed = std::move(cr.claimed);
+    r.dead_lettered = std::move(cr.dead_lettered);
+    if (count != 0) count -= r.claimed.size();  // what is left for new entries
+  }
+  r.read_new = req.new_entries;
+  if (!req.new_entries) {
+    r.read = read_history(s, *c, req.start, count, now_ms, watch.get()).entries;
+  } else if (!watch.refused() && (!claim || req.count == 0 || count != 0) && has_new_entries(s)) {
+    ReadResult rr = read_new(s, *c, count, req.noack, now_ms, watch.get());
+    r.read = std::move(rr.entries);
+    r.last_id_changed = rr.last_id_changed;
+  }
+  r.refused = watch.refused();
   return r;
 }
 

@@ -163,28 +163,43 @@ struct ClaimOptions {
   std::optional<StreamId> last_id;      // LASTID: raises last_delivered_id (not entries_read)
 };
 
-struct ClaimResult {
-  DeliveryBatch claimed;          // in argument order (an ID given twice is claimed twice)
+// What one XREADGROUP (per stream), XCLAIM or XAUTOCLAIM call did, in the terms of the records
+// that replay it: the command layer propagates from this alone, in one step
+// (commands/stream/propagation.h), and appends the dead letters after its reply.
+struct GroupEffects {
+  bool consumer_created = false;  // the consumer did not exist (xgroup-createconsumer)
   std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
+  DeliveryBatch claimed;          // taken from the PEL, each with its record as it now is
+  DeliveryBatch read;             // XREADGROUP: the history or `>` entries delivered
+  bool read_new = false;          // `read` are new entries (`>`): they moved the position
+  bool last_id_changed = false;   // the group's position moved (a `>` read, XCLAIM LASTID)
   std::vector<DeadLetter> dead_lettered;  // taken out of the group instead (dead_letter.h)
-  bool consumer_created = false;          // the consumer did not exist (xgroup-createconsumer)
-  bool last_id_changed = false;           // LASTID raised last_delivered_id
 };
 
-struct AutoClaimResult {
+// XCLAIM: `claimed` in argument order (an ID given twice is claimed twice); last_id_changed when
+// LASTID raised last_delivered_id.
+struct ClaimResult : GroupEffects {};
+
+// XAUTOCLAIM: deleted and dead-lettered records count against COUNT.
+struct AutoClaimResult : GroupEffects {
   StreamId next_cursor;  // the first PEL entry not examined; 0-0 at the end of the PEL
-  DeliveryBatch claimed;
-  std::vector<StreamId> deleted;          // dropped from the PEL (they count against COUNT)
-  std::vector<DeadLetter> dead_lettered;  // taken out of the group (they count against COUNT)
-  bool consumer_created = false;
 };
 
-// XREADGROUP ... CLAIM min-idle-time, the claim phase.
-struct ClaimIdleResult {
-  DeliveryBatch claimed;          // oldest delivery first (NACKed entries before all others)
-  std::vector<StreamId> deleted;  // dropped from the PEL: their entries are gone from the stream
-  std::vector<DeadLetter> dead_lettered;  // taken out of the group (not counted against count)
-  bool consumer_created = false;
+// XREADGROUP ... CLAIM min-idle-time, the claim phase: `claimed` oldest delivery first (NACKed
+// entries before all others); dead-lettered records do not count against count.
+struct ClaimIdleResult : GroupEffects {};
+
+// One stream of an XREADGROUP (ConsumerGroup::read).
+struct GroupReadRequest {
+  std::string_view consumer;
+  bool new_entries = false;  // `>`; otherwise the consumer's history from `start` on
+  StreamId start{};
+  std::size_t count = 0;  // COUNT, 0 = no limit; with CLAIM shared by the claims and new entries
+  bool noack = false;
+  std::optional<int64_t> claim_min_idle_ms{};  // CLAIM (only with `>`)
+};
+struct GroupReadResult : GroupEffects {
+  bool refused = false;  // the admission refused an entry: the reply ends with this stream
 };
 
 // XNACK modes: what happens to the delivery counter of a released entry.
@@ -308,6 +323,14 @@ class ConsumerGroup {
   // `admit` as for read_new.
   ReadResult read_history(const Stream& s, Consumer& c, StreamId start, std::size_t count,
                           int64_t now_ms, Admission* admit = nullptr);
+
+  // One stream of an XREADGROUP, all of it: the consumer (created if missing, as Redis 7.2+
+  // does on every attempt, and seen), then with CLAIM the claim phase (claim_idle), then the
+  // history (read_history) or, if COUNT is not used up and nothing was refused, the new entries
+  // (read_new, only if the stream has some: has_new_entries). `admit` is offered every entry of
+  // both phases.
+  GroupReadResult read(const Stream& s, const GroupReadRequest& req, int64_t now_ms,
+                       Admission* admit = nullptr);
 
   // ---- XACK / XCLAIM / XAUTOCLAIM -----------------------------------------------------------
   // Removes the IDs from the PEL; returns how many were pending (duplicates count once).

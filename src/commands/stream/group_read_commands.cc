@@ -86,68 +86,49 @@ void xreadgroup(Context& ctx) {
     std::string_view key = ctx.arg(a.streams_pos + i);
     repeat_read_lookup(ctx, key, true);  // Redis looks every key up again to serve it
     // Redis 7.2+: the consumer exists from the attempt on (also when nothing is served and the
-    // call blocks), and every attempt is "seen". A created consumer is propagated on its own,
-    // as nothing else may create it on replay.
-    auto [consumer, created] = r.group->create_consumer(a.consumer, ctx.now_ms);
-    if (created) {
-      propagate_create_consumer(ctx, key, a.group, a.consumer);  // also xgroup-createconsumer
-      ctx.mark_dirty();
-    }
-    consumer->mark_seen(ctx.now_ms);
-    std::size_t count = static_cast<std::size_t>(a.count);
-    // CLAIM (only with `>`): first the NACKed and idle pending entries, oldest delivery first,
-    // then new entries, COUNT shared between the two (per stream, as COUNT always is).
+    // call blocks), and every attempt is "seen". CLAIM (only with `>`): first the NACKed and
+    // idle pending entries, oldest delivery first, then new entries, COUNT shared between the
+    // two (per stream, as COUNT always is). MAXCOUNT/MAXSIZE: the walks offer the budget each
+    // entry before they deliver it.
+    engine::GroupReadRequest req{.consumer = a.consumer,
+                                 .new_entries = r.new_entries,
+                                 .start = r.after.next().value_or(StreamId::max()),
+                                 .count = static_cast<std::size_t>(a.count),
+                                 .noack = a.noack};
+    if (a.claim) req.claim_min_idle_ms = a.claim_min_idle_ms;
+    engine::GroupReadResult fx =
+        r.group->read(*r.stream, req, ctx.now_ms, budget.limited() ? &budget : nullptr);
     const bool claim = a.claim && r.new_entries;
-    // MAXCOUNT/MAXSIZE: the walks offer the budget each entry before they deliver it.
-    engine::Admission* admit = budget.limited() ? &budget : nullptr;
-    engine::ClaimIdleResult cr;
-    if (claim) {
-      cr =
-          r.group->claim_idle(*r.stream, a.consumer, a.claim_min_idle_ms, count, ctx.now_ms, admit);
-      for (StreamId id : cr.deleted) propagate_pel_drop(ctx, key, a.group, id);
-      for (const engine::GroupEntry& e : cr.claimed) {
-        propagate_delivery(ctx, key, a.group, a.consumer, e, false);
-      }
-      if (count != 0) count -= cr.claimed.size();  // what is left for new entries
-    }
-    const bool room = !budget.stopped() && (!claim || a.count == 0 || count != 0);
-    // History reads are always served; `>` only when the stream has something new (or claimed).
-    const bool read = !r.new_entries || (room && r.group->has_new_entries(*r.stream));
-    engine::ReadResult rr;
-    if (!r.new_entries) {
-      rr = r.group->read_history(*r.stream, *consumer, r.after.next().value_or(StreamId::max()),
-                                 count, ctx.now_ms, admit);
-    } else if (read) {
-      rr = r.group->read_new(*r.stream, *consumer, count, a.noack, ctx.now_ms, admit);
-    }
-    // A read whose first entry the budget refused serves nothing of this stream, nor after it.
-    const bool refused = read && rr.entries.empty() && budget.stopped();
-    if ((!read || refused) && cr.claimed.empty()) {
-      // Nothing of this stream is rendered: no view the dead letters' append could move.
-      deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
-      if (budget.stopped()) break;
-      continue;
-    }
-    for (const engine::GroupEntry& e : rr.entries) {
-      propagate_delivery(ctx, key, a.group, a.consumer, e, r.new_entries);
-    }
-    if (rr.last_id_changed) propagate_group_position(ctx, key, *r.group);
-    // Redis counts one change per stream whose delivery propagated something (new entries,
-    // claims); a history read changes delivery counts but counts (and propagates) nothing.
-    if ((r.new_entries && !rr.entries.empty()) || !cr.claimed.empty() || !cr.deleted.empty()) {
+    // History reads are always served, unless the budget refused their first entry; `>` reads
+    // when they delivered or claimed something.
+    const bool shown = !fx.claimed.empty() ||
+                       (r.new_entries ? !fx.read.empty() : !(fx.read.empty() && fx.refused));
+    propagate_group_effects(ctx, key, a.group, a.consumer, *r.group, fx);
+    // Redis counts the created consumer, and one change per served stream whose delivery
+    // propagated something (new entries, claims, drops); a history read changes delivery counts
+    // but counts (and propagates) nothing.
+    if (fx.consumer_created) ctx.mark_dirty();
+    if (shown &&
+        ((fx.read_new && !fx.read.empty()) || !fx.claimed.empty() || !fx.deleted.empty())) {
       ctx.mark_dirty();
+    }
+    if (!shown) {
+      // Nothing of this stream is rendered: no view the dead letters' append could move.
+      deliver_dead_letters(ctx, key, *r.group, fx.dead_lettered);
+      if (fx.refused) break;
+      continue;
     }
     if (served == 0) d = w.defer();
     ++served;
     w.pair();
     w.bulk(ctx.arg(a.streams_pos + i));
     if (claim) {
-      write_claim_delivery(w, cr.claimed, rr.entries);
+      write_claim_delivery(w, fx.claimed, fx.read);
     } else {
-      write_delivery(w, rr.entries, false);
+      write_delivery(w, fx.read, false);
     }
     // After rendering: the append may be to this very stream (after a RENAME), moving views.
-    deliver_dead_letters(ctx, key, *r.group, cr.dead_lettered);
+    deliver_dead_letters(ctx, key, *r.group, fx.dead_lettered);
   }
   if (served) {
     w.end_pair_map(d, served);
@@ -181,21 +162,16 @@ void xreadgroup(Context& ctx) {
   }
 }
 
-// XCLAIM / XAUTOCLAIM (key group consumer ...): propagates and counts what the claim did: the
-// consumer it created (Redis 7.2+ creates it even when nothing is claimed, and only an explicit
-// record recreates it on replay), the records it dropped and the entries it claimed, one change
-// each as Redis counts them.
-void propagate_claim_effects(Context& ctx, bool consumer_created, std::span<const StreamId> deleted,
-                             const engine::DeliveryBatch& claimed) {
-  if (consumer_created) {
-    propagate_create_consumer(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3));
-    ctx.mark_dirty();
-  }
-  for (StreamId id : deleted) propagate_pel_drop(ctx, ctx.arg(1), ctx.arg(2), id);
-  for (const engine::GroupEntry& e : claimed) {
-    propagate_delivery(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), e, false);
-  }
-  ctx.mark_dirty(deleted.size() + claimed.size());
+// XCLAIM / XAUTOCLAIM (key group consumer ...): propagates what the claim did and counts it as
+// Redis does: the consumer it created (Redis 7.2+ creates it even when nothing is claimed, and
+// only an explicit record recreates it on replay), each record it dropped and each entry it
+// claimed; a moved LASTID once, unless a claim or drop carried it.
+void record_claim(Context& ctx, const ConsumerGroup& g, const engine::GroupEffects& fx) {
+  ctx.propagate_nothing();
+  propagate_group_effects(ctx, ctx.arg(1), ctx.arg(2), ctx.arg(3), g, fx);
+  if (fx.consumer_created) ctx.mark_dirty();
+  ctx.mark_dirty(fx.deleted.size() + fx.claimed.size());
+  if (fx.last_id_changed && fx.claimed.empty() && fx.deleted.empty()) ctx.mark_dirty();
 }
 
 // XCLAIM / XAUTOCLAIM: the stream and group, or NOGROUP / WRONGTYPE.
@@ -273,14 +249,7 @@ void xclaim(Context& ctx) {
     ctx.server.blocking().signal_ready(ctx.session.db, ctx.arg(1));
   }
   write_delivery(ctx.reply, r.claimed, opts.justid);
-  ctx.propagate_nothing();
-  propagate_claim_effects(ctx, r.consumer_created, r.deleted, r.claimed);
-  // Redis counts the consumer, each claim and each dropped record; a moved LASTID once, unless
-  // a claim or drop carried it.
-  if (r.last_id_changed) {
-    propagate_group_position(ctx, ctx.arg(1), *g);
-    if (r.claimed.empty() && r.deleted.empty()) ctx.mark_dirty();
-  }
+  record_claim(ctx, *g, r);
   deliver_dead_letters(ctx, ctx.arg(1), *g, r.dead_lettered);
 }
 
@@ -325,8 +294,7 @@ void xautoclaim(Context& ctx) {
   if (!dead_letter_ready(ctx, *g)) return;
   engine::AutoClaimResult r = g->autoclaim(*s, ctx.arg(3), a.min_idle < 0 ? 0 : a.min_idle, a.start,
                                            static_cast<std::size_t>(a.count), a.justid, ctx.now_ms);
-  ctx.propagate_nothing();
-  propagate_claim_effects(ctx, r.consumer_created, r.deleted, r.claimed);
+  record_claim(ctx, *g, r);
   resp::ReplyWriter& w = ctx.reply;
   w.array(3);
   write_id(w, r.next_cursor);

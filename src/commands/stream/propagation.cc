@@ -26,6 +26,42 @@ std::string_view policy_token(engine::RefPolicy p) {
   return {};
 }
 
+void propagate_delivery(Context& ctx, std::string_view key, std::string_view group,
+                        std::string_view consumer, const engine::GroupEntry& e, bool lastid) {
+  if (!e.pending || !ctx.propagating()) return ctx.propagate_nothing();
+  std::string id = e.id.to_string();
+  std::string time = num(e.delivery_time_ms);
+  std::string count = num(e.delivery_count);
+  if (lastid) {
+    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
+                   "FORCE", "JUSTID", "LASTID", id});
+  } else {
+    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
+                   "FORCE", "JUSTID"});
+  }
+}
+
+void propagate_group_position(Context& ctx, std::string_view key, const engine::ConsumerGroup& g) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string last = g.last_delivered_id().to_string();
+  std::string read = num(g.entries_read());
+  ctx.propagate({"XGROUP", "SETID", key, g.name(), last, "ENTRIESREAD", read});
+}
+
+void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
+                               std::string_view consumer) {
+  ctx.notify(events::kXgroupCreateConsumer, key);
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  ctx.propagate({"XGROUP", "CREATECONSUMER", key, group, consumer});
+}
+
+void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view group,
+                        engine::StreamId id) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  std::string text = id.to_string();
+  ctx.propagate({"XACK", key, group, text});
+}
+
 }  // namespace
 
 void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
@@ -78,40 +114,18 @@ void propagate_idmp_record(Context& ctx, std::string_view key, std::string_view 
   ctx.propagate({"XIDMPRECORD", key, pid, iid, text});
 }
 
-void propagate_delivery(Context& ctx, std::string_view key, std::string_view group,
-                        std::string_view consumer, const engine::GroupEntry& e, bool lastid) {
-  if (!e.pending || !ctx.propagating()) return ctx.propagate_nothing();
-  std::string id = e.id.to_string();
-  std::string time = num(e.delivery_time_ms);
-  std::string count = num(e.delivery_count);
-  if (lastid) {
-    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
-                   "FORCE", "JUSTID", "LASTID", id});
-  } else {
-    ctx.propagate({"XCLAIM", key, group, consumer, "0", id, "TIME", time, "RETRYCOUNT", count,
-                   "FORCE", "JUSTID"});
+void propagate_group_effects(Context& ctx, std::string_view key, std::string_view group,
+                             std::string_view consumer, const engine::ConsumerGroup& g,
+                             const engine::GroupEffects& fx) {
+  if (fx.consumer_created) propagate_create_consumer(ctx, key, group, consumer);
+  for (engine::StreamId id : fx.deleted) propagate_pel_drop(ctx, key, group, id);
+  for (const engine::GroupEntry& e : fx.claimed) {
+    propagate_delivery(ctx, key, group, consumer, e, false);
   }
-}
-
-void propagate_group_position(Context& ctx, std::string_view key, const engine::ConsumerGroup& g) {
-  if (!ctx.propagating()) return ctx.propagate_nothing();
-  std::string last = g.last_delivered_id().to_string();
-  std::string read = num(g.entries_read());
-  ctx.propagate({"XGROUP", "SETID", key, g.name(), last, "ENTRIESREAD", read});
-}
-
-void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
-                               std::string_view consumer) {
-  ctx.notify(events::kXgroupCreateConsumer, key);
-  if (!ctx.propagating()) return ctx.propagate_nothing();
-  ctx.propagate({"XGROUP", "CREATECONSUMER", key, group, consumer});
-}
-
-void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view group,
-                        engine::StreamId id) {
-  if (!ctx.propagating()) return ctx.propagate_nothing();
-  std::string text = id.to_string();
-  ctx.propagate({"XACK", key, group, text});
+  for (const engine::GroupEntry& e : fx.read) {
+    propagate_delivery(ctx, key, group, consumer, e, fx.read_new);
+  }
+  if (fx.last_id_changed) propagate_group_position(ctx, key, g);
 }
 
 void propagate_nack(Context& ctx, std::string_view key, std::string_view group,

@@ -143,5 +143,28 @@ TEST_F(GroupReadBudget, ClaimThenNewEntriesShareTheBudget) {
   }
 }
 
+// One XREADGROUP CLAIM stream propagates what it did in one order: the consumer it created, the
+// records it dropped, the claims, the new entries (with LASTID), the group's position.
+TEST_F(GroupReadBudget, ClaimReadPropagatesInOneOrder) {
+  test::RecordingPersistence aof;
+  Fill(3);
+  h.Run({"XADD", "s", "4-0", "f", "v"});
+  h.Run({"XDEL", "s", "2-0"});
+  h.Advance(1000);
+  h.server().set_persistence(&aof);
+  h.Run({"XREADGROUP", "GROUP", "g", "c2", "COUNT", "3", "CLAIM", "500", "STREAMS", "s", ">"});
+  const std::string t = std::to_string(test::CommandHarness::kStartMs + 1000);
+  EXPECT_EQ(aof.records,
+            (std::vector<std::string>{
+                "XGROUP CREATECONSUMER s g c2",
+                "XACK s g 2-0",
+                "XCLAIM s g c2 0 1-0 TIME " + t + " RETRYCOUNT 2 FORCE JUSTID",
+                "XCLAIM s g c2 0 3-0 TIME " + t + " RETRYCOUNT 2 FORCE JUSTID",
+                "XCLAIM s g c2 0 4-0 TIME " + t + " RETRYCOUNT 1 FORCE JUSTID LASTID 4-0",
+                "XGROUP SETID s g 4-0 ENTRIESREAD 4",
+            }));
+  h.server().set_persistence(nullptr);
+}
+
 }  // namespace
 }  // namespace streamd::cmd

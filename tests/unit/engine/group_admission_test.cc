@@ -1,6 +1,7 @@
 // The admission the XREADGROUP walks ask before each entry (engine::Admission, MAXCOUNT and
 // MAXSIZE): what each walk offers, and that a refusal changes nothing about the refused entry
-// or anything after it.
+// or anything after it; and ConsumerGroup::read, one XREADGROUP stream, reporting what it did
+// (engine::GroupEffects).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -88,6 +89,43 @@ TEST(GroupAdmission, ClaimIdleEndsAtTheLastAdmittedEntry) {
   ClaimIdleResult all = g.claim_idle(h.s, "b", 500, 0, h.now);
   EXPECT_EQ(ids_of(all.claimed), (std::vector<StreamId>{{3, 0}}));
   EXPECT_EQ(all.deleted, (std::vector<StreamId>{{2, 0}, {4, 0}}));
+  EXPECT_TRUE(g.check_invariants());
+}
+
+TEST(GroupReadEffects, ClaimThenNewEntriesReportEverything) {
+  GroupHarness h;
+  for (uint64_t i = 1; i <= 3; ++i) h.add(i, 0);
+  ConsumerGroup& g = h.create("g", {0, 0}, 0);
+  h.read("g", "a", 0);
+  h.add(4, 0);
+  h.add(5, 0);
+  h.del(2, 0);
+  h.now = kT0 + 1000;
+  GroupReadRequest req{.consumer = "b", .new_entries = true, .count = 3, .claim_min_idle_ms = 500};
+  GroupReadResult r = g.read(h.s, req, h.now);
+  EXPECT_TRUE(r.consumer_created);
+  EXPECT_EQ(r.deleted, (std::vector<StreamId>{{2, 0}}));
+  EXPECT_EQ(ids_of(r.claimed), (std::vector<StreamId>{{1, 0}, {3, 0}}));
+  EXPECT_EQ(ids_of(r.read), (std::vector<StreamId>{{4, 0}}));  // COUNT 3: one left after claims
+  EXPECT_TRUE(r.read_new);
+  EXPECT_TRUE(r.last_id_changed);
+  EXPECT_FALSE(r.refused);
+  EXPECT_EQ(g.last_delivered_id(), (StreamId{4, 0}));
+  // Again: the consumer exists, nothing is idle, 5-0 is new.
+  r = g.read(h.s, req, h.now);
+  EXPECT_FALSE(r.consumer_created);
+  EXPECT_TRUE(r.claimed.empty());
+  EXPECT_EQ(ids_of(r.read), (std::vector<StreamId>{{5, 0}}));
+  // A history read moves nothing; a refused first entry is reported.
+  Quota none(0);
+  r = g.read(h.s, GroupReadRequest{.consumer = "b"}, h.now, &none);
+  EXPECT_TRUE(r.read.empty());
+  EXPECT_TRUE(r.refused);
+  EXPECT_FALSE(r.last_id_changed);
+  r = g.read(h.s, GroupReadRequest{.consumer = "b"}, h.now);
+  EXPECT_EQ(ids_of(r.read), (std::vector<StreamId>{{1, 0}, {3, 0}, {4, 0}, {5, 0}}));
+  EXPECT_FALSE(r.read_new);
+  EXPECT_FALSE(r.last_id_changed);
   EXPECT_TRUE(g.check_invariants());
 }
 

@@ -36,22 +36,22 @@ void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy st
 void propagate_idmp_record(Context& ctx, std::string_view key, std::string_view pid,
                            std::string_view iid, engine::StreamId id);
 
-// One delivery by XREADGROUP, XCLAIM or XAUTOCLAIM: the entry's PEL record as it now is,
+// Everything one XREADGROUP stream, XCLAIM or XAUTOCLAIM did (engine::GroupEffects), in one
+// step and in this order:
+//   XGROUP CREATECONSUMER key group consumer   the created consumer (and its keyspace event,
+//                                              xgroup-createconsumer, published even when
+//                                              nothing propagates);
+//   XACK key group id                          each PEL record dropped (its entry is gone);
 //   XCLAIM key group consumer 0 id TIME t RETRYCOUNT n FORCE JUSTID [LASTID id]
-// (LASTID for `>` reads, which move the group forward). Entries that got no PEL record (NOACK,
-// deleted) propagate nothing.
-void propagate_delivery(Context& ctx, std::string_view key, std::string_view group,
-                        std::string_view consumer, const engine::GroupEntry& e, bool lastid);
-// XGROUP SETID key group last ENTRIESREAD n: the group's position after a read or a claim.
-void propagate_group_position(Context& ctx, std::string_view key, const engine::ConsumerGroup& g);
-// XGROUP CREATECONSUMER key group consumer: a consumer a command created implicitly. The same
-// effect is its xgroup-createconsumer keyspace event (published even when nothing propagates),
-// so whoever creates a consumer reports both with this one call.
-void propagate_create_consumer(Context& ctx, std::string_view key, std::string_view group,
-                               std::string_view consumer);
-// XACK key group id: a PEL entry a claim dropped because its stream entry is gone.
-void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view group,
-                        engine::StreamId id);
+//                                              each claimed, then each read entry: its PEL
+//                                              record as it now is (LASTID for `>` reads, which
+//                                              move the group); entries that got no record
+//                                              (NOACK, deleted) propagate nothing;
+//   XGROUP SETID key group last ENTRIESREAD n  the group's position, if it moved.
+// The AOF, replicas and keyspace notifications of a group call all come from here.
+void propagate_group_effects(Context& ctx, std::string_view key, std::string_view group,
+                             std::string_view consumer, const engine::ConsumerGroup& g,
+                             const engine::GroupEffects& fx);
 
 // XNACK key group FAIL IDS n id... RETRYCOUNT c FORCE: the releases of one XNACK in order, each
 // run of equal resulting counters as one record (FORCE recreates a record the replay lacks).
