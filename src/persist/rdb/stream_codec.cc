@@ -72,7 +72,9 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
   s.for_each_node([&](const engine::StreamNode& node) {
     auto key = node.master_id().encode();
     w.plain_string(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
-    w.plain_string(node_listpack(node));
+    // As rdbSaveRawString stores it: LZF-compressed when rdbcompression is on (a node's entries
+    // repeat their field names and flags, so it usually halves).
+    w.string(node_listpack(node));
   });
   w.len(s.length());
   w.len(s.last_id().ms);

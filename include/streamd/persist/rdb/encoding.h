@@ -30,7 +30,8 @@ class Writer {
   // integer of up to 11 characters that fits in 32 bits, else LZF when compression is on, the
   // string is longer than 20 bytes and compresses to at most len - 4 bytes, else plain.
   void string(std::string_view s);
-  // The same without the integer and LZF attempts (stream node keys and listpacks are written so).
+  // The same without the integer and LZF attempts (what Redis's rdbSaveRawString does for the
+  // 16-byte stream node keys: too long for an integer, too short to compress).
   void plain_string(std::string_view s) {
     len(s.size());
     raw(s);
