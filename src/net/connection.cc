@@ -70,6 +70,8 @@ void Connection::start() {
   s.resume = [this] {
     if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
     schedule_wakeup();
+    // The reply is complete in out_: it may leave before the other wake-ups are served.
+    if (!tls_) fe_.send_woken(shared_from_this());
   };
   s.flush = [this] { schedule_wakeup(); };
   if (tls_) {

@@ -118,6 +118,13 @@ class FrontEnd {
   // its own), so a woken client's reply leaves in the same batch as, and before, the reply of
   // the command that woke it.
   void wake(std::shared_ptr<Connection> c);
+  // A plain client unblocked inside a turn, its reply complete in its output: the reply is
+  // written now, in batches that double from one (1, 2, 4 ... kMaxWokenBatch replies per
+  // io_uring_enter) while the turn goes on serving the other clients woken with it, rather
+  // than after all of them. The first of 200 readers woken by one XADD used to get its entry
+  // only once all 200 re-runs were done (0.7 ms here); the ones not sent when the turn's
+  // wake-ups are over leave before its other writes.
+  void send_woken(std::shared_ptr<Connection> c);
   // Whether client reads and writes are batched through io_uring (else one call each).
   bool batches_io() const { return io_batch_.uses_ring(); }
 
@@ -132,8 +139,16 @@ class FrontEnd {
   void reap_retired();
   void release_held();
   void complete_reads();
+  // Runs io_batch_ and hands each result to (connection->*on_done), the connection being
+  // queued[tag]; queued is swapped into `running` first, and `done` holds the results (the
+  // callbacks may queue and run more).
+  void run_batch(std::vector<std::shared_ptr<Connection>>& queued,
+                 std::vector<std::shared_ptr<Connection>>& running,
+                 std::vector<IoBatch::Completion>& done, void (Connection::*on_done)(int64_t));
   void write_pending();
   void serve_wakeups();
+  // Writes the replies of the clients send_woken collected, in one IoBatch.
+  void write_woken();
   // Outside a turn: posts one that serves the queued wake-ups and writes.
   void post_turn();
 
@@ -181,6 +196,16 @@ class FrontEnd {
   std::vector<std::shared_ptr<Connection>> sent_;
   std::vector<std::shared_ptr<Connection>> wake_batch_;
   std::vector<IoBatch::Completion> done_scratch_;
+  // send_woken's clients (the replies to write), the same being written (one write each in
+  // io_batch_, the tag is the index) and being completed, the results (apart from
+  // done_scratch_: a wake-up comes while complete_reads walks that), and how many woken clients
+  // make the next batch leave.
+  std::vector<std::shared_ptr<Connection>> woken_;
+  std::vector<std::shared_ptr<Connection>> woken_batch_scratch_;
+  std::vector<std::shared_ptr<Connection>> woken_sending_;
+  std::vector<std::shared_ptr<Connection>> woken_sent_;
+  std::vector<IoBatch::Completion> woken_done_;
+  std::size_t woken_batch_ = 1;
   bool turn_posted_ = false;
   bool release_posted_ = false;
   bool releasing_ = false;
