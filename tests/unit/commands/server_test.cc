@@ -2,6 +2,7 @@
 // SHUTDOWN, WAIT, with reply bytes as redis-server 7.0.15 sends them.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,24 @@ TEST_F(ServerTest, InfoMemoryPersistenceReplication) {
         "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"}) {
     EXPECT_NE(text.find(field), std::string::npos) << field << " in\n" << text;
   }
+}
+
+// used_memory_rss is read fresh on every INFO (the statm file stays open between calls): it
+// follows memory the process touches after the first INFO.
+TEST_F(ServerTest, InfoRssFollowsTheProcess) {
+  auto rss = [&] {
+    std::string text = Info({"memory"});
+    std::size_t at = text.find("\r\nused_memory_rss:");
+    EXPECT_NE(at, std::string::npos) << text;
+    return std::stoull(text.substr(at + 18));
+  };
+  uint64_t before = rss();
+  EXPECT_GT(before, 0u);
+  constexpr std::size_t kTouched = 64u << 20;
+  std::vector<char> block(kTouched, 1);  // every page written
+  uint64_t after = rss();
+  EXPECT_GE(after, before + kTouched / 2) << before << " -> " << after;
+  EXPECT_EQ(block[kTouched - 1], 1);
 }
 
 TEST_F(ServerTest, InfoCommandAndErrorStats) {
