@@ -1,6 +1,7 @@
 // COMMAND and its subcommands through dispatch, against bytes recorded from redis-server 7.0.15.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,28 @@ TEST_F(IntrospectionTest, CommandWithoutArgumentsListsEverything) {
   EXPECT_EQ(all.substr(0, all.find("\r\n")),
             "*" + std::to_string(cmd::CommandTable::instance().all().size()));
   EXPECT_EQ(Run({"COMMAND", "INFO"}), all);
+}
+
+// COMMAND and COMMAND DOCS of the whole table are rendered once per protocol and then copied:
+// the copies are what naming every command renders afresh, call after call, in both protocols.
+TEST_F(IntrospectionTest, WholeTableRepliesEqualAFreshRendering) {
+  std::vector<std::string> names;
+  for (const cmd::CommandSpec& spec : cmd::CommandTable::instance().all()) {
+    names.push_back(std::string(spec.name));
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> info{"COMMAND", "INFO"}, docs{"COMMAND", "DOCS"};
+  info.insert(info.end(), names.begin(), names.end());
+  docs.insert(docs.end(), names.begin(), names.end());
+  for (Protocol p : kProtos) {
+    SCOPED_TRACE(ProtoName(p));
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_EQ(h.Run({"COMMAND"}, p), h.Run(info, p));
+      EXPECT_EQ(h.Run({"COMMAND", "DOCS"}, p), h.Run(docs, p));
+    }
+  }
+  EXPECT_NE(h.Run({"COMMAND", "DOCS"}, Protocol::kResp2),
+            h.Run({"COMMAND", "DOCS"}, Protocol::kResp3));
 }
 
 TEST_F(IntrospectionTest, List) {
