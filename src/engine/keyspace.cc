@@ -55,8 +55,9 @@ Entry* Database::find(std::string_view key, bool touch) {
   Entry* e = dict_.find(key);
   if (!e) return nullptr;
   int64_t now = clock_->now_ms();
-  if (e->expire_ms >= 0 && e->expire_ms <= now) {
-    expire_now(key);
+  if (expired_at(*e, now)) {
+    // A replica only hides it: its master's DEL removes it.
+    if (mode_ == ExpiryMode::kDelete) expire_now(key);
     return nullptr;
   }
   if (touch) e->access_ms = now;
@@ -82,7 +83,8 @@ void Database::expire_now(std::string_view key) {
 Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
   Entry* e = dict_.find(key);
   // An expired key is logically absent: it expires first (observers hear "expired", as after
-  // Redis's lookupKeyWrite), and the value is stored as a new key without its TTL.
+  // Redis's lookupKeyWrite, which deletes it on a writable replica too), and the value is stored
+  // as a new key without its TTL.
   if (e && is_expired(*e)) {
     expire_now(key);
     e = nullptr;
@@ -102,7 +104,11 @@ Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
 }
 
 Entry* Database::add(std::string_view key, Value value) {
-  if (find(key, false)) return nullptr;
+  if (Entry* e = dict_.find(key)) {
+    if (!is_expired(*e)) return nullptr;
+    // As in set: a hidden (replica) or not yet deleted expired key is replaced.
+    expire_now(key);
+  }
   Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
   notify(key, KeyEvent::kAdded);
   return added;
@@ -115,6 +121,18 @@ bool Database::erase(std::string_view key) {
   if (e->expire_ms >= 0) --expires_;
   dict_.erase(key);
   return live;
+}
+
+bool Database::remove(std::string_view key) {
+  Entry* e = dict_.find(key);
+  if (!e) return false;
+  if (mode_ == ExpiryMode::kDelete && is_expired(*e)) {
+    expire_now(key);
+    return false;
+  }
+  if (e->expire_ms >= 0) --expires_;
+  dict_.erase(key);
+  return true;
 }
 
 bool Database::take(std::string_view key, Entry& out) {
@@ -174,7 +192,7 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
   do {
     cursor = dict_.scan_bucket(cursor, [&](const std::string& k, const Entry& e) {
       ++visited;
-      if (e.expire_ms >= 0 && e.expire_ms <= now) return;
+      if (expired_at(e, now)) return;
       visit(k, e);
     });
     ++steps;
@@ -185,27 +203,32 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
 void Database::for_each(const std::function<void(const std::string&, const Entry&)>& visit) const {
   int64_t now = clock_->now_ms();
   dict_.for_each([&](const std::string& k, const Entry& e) {
-    if (e.expire_ms >= 0 && e.expire_ms <= now) return;
+    if (expired_at(e, now)) return;
     visit(k, e);
   });
 }
 
 bool Database::random_key(std::string& out) {
-  // Expired keys met on the way are deleted; the retries are bounded so a database made of
-  // expired keys costs a bounded amount of work per call.
+  // Expired keys met on the way are deleted (only hidden on a replica); the retries are bounded
+  // so a database made of expired keys costs a bounded amount of work per call.
   for (int tries = 0; tries < 100 && dict_.size() > 0; ++tries) {
     auto* n = dict_.random_node(rng());
     if (!is_expired(n->value)) {
       out = n->key;
       return true;
     }
-    expire_now(std::string(n->key));
+    if (mode_ == ExpiryMode::kDelete) {
+      expire_now(std::string(n->key));
+    } else if (tries == 99 && expires_ == dict_.size()) {
+      out = n->key;
+      return true;
+    }
   }
   return false;
 }
 
 std::size_t Database::active_expire_cycle(std::size_t samples) {
-  if (expires_ == 0) return 0;
+  if (expires_ == 0 || mode_ != ExpiryMode::kDelete) return 0;
   std::size_t deleted = 0;
   std::vector<std::string> dead;
   for (std::size_t i = 0; i < samples && dict_.size() > 0; ++i) {
@@ -234,6 +257,11 @@ Keyspace::Keyspace(int databases, const Clock& clock) : clock_(&clock) {
 void Keyspace::set_observer(KeyObserver* o) {
   observer_ = o;
   for (auto& d : dbs_) d->set_observer(o);
+}
+
+void Keyspace::set_expiry_mode(ExpiryMode m) {
+  mode_ = m;
+  for (auto& d : dbs_) d->set_expiry_mode(m);
 }
 
 void Keyspace::flush_db(int i) {

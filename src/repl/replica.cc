@@ -7,14 +7,18 @@
 #include <asio/write.hpp>
 #include <charconv>
 
+#include "streamd/commands/core/blocking.h"
 #include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
 #include "streamd/persist/rdb/rdb.h"
+#include "streamd/persist/rdb_service.h"
 #include "streamd/repl/master.h"
 #include "streamd/resp/command_encoder.h"
 #include "streamd/text/ascii.h"
+#include "streamd/text/random_hex.h"
 
 namespace streamd::repl {
 
@@ -63,7 +67,7 @@ void Replica::start() {
     // A server started as a replica has no history of its own worth continuing (Redis caches
     // none either): its first PSYNC asks for everything.
     cached_history_ = false;
-    master_.set_replica_role(true);
+    set_role(true);
     link_ = Link::kConnect;
     next_attempt_ms_ = 0;
   }
@@ -78,6 +82,8 @@ std::string Replica::set_master(std::string_view host, int port) {
   }
   bool was_master = !is_replica();
   if (link_ != Link::kNone && link_ != Link::kConnect) drop_link("a new master was set");
+  // Clients blocked here would be woken by the new master's data and run against it.
+  server_.blocking().disconnect_all(cmd::errors::kUnblockedStateChanged);
   host_ = std::string(host);
   port_ = port;
   if (was_master) {
@@ -85,7 +91,7 @@ std::string Replica::set_master(std::string_view host, int port) {
     cached_history_ = true;
     if (!master_.backlog()) master_.create_backlog(true);
   }
-  master_.set_replica_role(true);
+  set_role(true);
   link_ = Link::kConnect;
   next_attempt_ms_ = 0;
   down_since_ms_ = 0;
@@ -102,7 +108,7 @@ void Replica::unset_master() {
   port_ = 0;
   link_ = Link::kNone;
   down_since_ms_ = 0;
-  master_.set_replica_role(false);
+  set_role(false);
   // The master's history, shared up to here, becomes replid2: replicas of the old master (and
   // our own) can continue with us. Ours reconnect to learn the new id.
   master_.promote();
@@ -110,6 +116,13 @@ void Replica::unset_master() {
   disconnect_replicas();
   write_config();
   spdlog::info("MASTER MODE enabled");
+}
+
+void Replica::set_role(bool replica) {
+  master_.set_replica_role(replica);
+  // A replica hides expired keys until its master's DEL arrives; a master deletes them.
+  server_.keyspace().set_expiry_mode(replica ? engine::ExpiryMode::kHide
+                                             : engine::ExpiryMode::kDelete);
 }
 
 void Replica::write_config() {
@@ -302,6 +315,7 @@ void Replica::write_more() {
 
 void Replica::send_ack() {
   last_ack_ms_ = server_.clock().now_ms();
+  if (pre_psync_master_) return;
   send_scratch_.clear();
   resp::append_command(send_scratch_, {"REPLCONF", "ACK", std::to_string(applied_offset_)});
   send(send_scratch_);
@@ -333,6 +347,7 @@ void Replica::drop_link(std::string_view why) {
     next_attempt_ms_ = now + std::min<int64_t>(int64_t{125} << std::min(failures_, 4), 2000);
     ++failures_;
   }
+  pre_psync_master_ = false;
 }
 
 void Replica::process() {
@@ -359,6 +374,10 @@ void Replica::process() {
       case ReplicaProtocol::Event::Kind::kContinue:
         apply_continue(ev.replid);
         break;
+      case ReplicaProtocol::Event::Kind::kSyncFallback:
+        spdlog::info("Master does not support PSYNC or is in error state (reply: {})", ev.replid);
+        spdlog::info("Retrying with SYNC...");
+        break;
       case ReplicaProtocol::Event::Kind::kCommand: {
         uint64_t gen = gen_;
         apply_command(ev);
@@ -371,24 +390,27 @@ void Replica::process() {
 
 bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   spdlog::info("Full resync from master: {}:{}", replid, offset);
-  const config::Config& cfg = server_.config();
   engine::Keyspace& ks = server_.keyspace();
   engine::Keyspace fresh(ks.databases(), server_.clock());
-  persist::rdb::LoadOptions opts;
-  opts.now_ms = server_.clock().now_ms();
-  // The master sends the DEL when a key expires; until then the replica keeps it.
+  // As a file loads (rdb-skip-unsupported-types: each skipped key logged), except that the
+  // master sends the DEL when a key expires; until then the replica keeps it.
+  persist::rdb::LoadOptions opts = persist::rdb_load_options(server_);
   opts.keep_expired = true;
-  opts.stream_limits = engine::StreamLimits{static_cast<uint64_t>(cfg.stream_node_max_entries()),
-                                            static_cast<uint64_t>(cfg.stream_node_max_bytes())};
-  opts.log = [](std::string_view line) { spdlog::warn("{}", line); };
   persist::rdb::LoadStats stats;
   std::string error;
   std::string payload = std::move(proto_->payload());
   proto_->payload().clear();
   spdlog::info("MASTER <-> REPLICA sync: Loading DB in memory ({} bytes)", payload.size());
   if (!persist::rdb::load(payload, fresh, opts, &stats, &error)) {
-    // The old data set stays: it is replaced only by a whole, valid snapshot.
-    drop_link("Failed trying to load the MASTER synchronization DB from socket: " + error);
+    // The old data set stays: it is replaced only by a whole, valid snapshot. The master would
+    // most likely send the same snapshot again (a key of a type streamd does not hold): retry,
+    // but backing off from 1 s up to 32 s, as a full sync costs the master a fork.
+    spdlog::error("Failed trying to load the MASTER synchronization DB from socket: {}", error);
+    drop_link("");
+    int shift = std::min(load_failures_, 5);
+    ++load_failures_;
+    next_attempt_ms_ = server_.clock().now_ms() + (int64_t{1000} << shift);
+    spdlog::warn("Next attempt to sync with the MASTER in {} s", int64_t{1} << shift);
     return false;
   }
   payload.clear();
@@ -397,8 +419,12 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   ks.flush_all();
   for (int i = 0; i < ks.databases(); ++i) ks.db(i).swap_contents(fresh.db(i));
   ReplIdentity& id = master_.identity();
-  id.replid = replid;
-  id.offset = offset;
+  // After SYNC (a master without PSYNC) there is no id to continue: a history of our own, from
+  // 0. Such a master takes no REPLCONF ACK (Redis sends it none either).
+  pre_psync_master_ = replid.empty();
+  id.replid = pre_psync_master_ ? text::random_hex(40) : replid;
+  id.offset = pre_psync_master_ ? 0 : offset;
+  offset = id.offset;
   id.clear_replid2();
   // Our own replicas followed another history: they must sync again, from this one.
   disconnect_replicas();
@@ -407,6 +433,7 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   applied_offset_ = offset;
   cached_history_ = true;
   failures_ = 0;
+  load_failures_ = 0;
   create_master_session();
   link_ = Link::kConnected;
   spdlog::info("MASTER <-> REPLICA sync: Finished with success ({} keys)", stats.keys);
@@ -442,7 +469,11 @@ void Replica::apply_command(const ReplicaProtocol::Event& ev) {
     send_ack();
   } else if (!a.empty()) {
     reply_sink_.clear();
+    // The master's commands see the keys it sees: none has expired until it says so (DEL).
+    engine::Keyspace& ks = server_.keyspace();
+    ks.set_expiry_mode(engine::ExpiryMode::kKeep);
     dispatcher_.execute(*session_, a, reply_sink_);
+    ks.set_expiry_mode(engine::ExpiryMode::kHide);
     reply_sink_.clear();
     session_->last_interaction_ms = server_.clock().now_ms();
   }

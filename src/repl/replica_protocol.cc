@@ -131,6 +131,8 @@ ReplicaProtocol::Event ReplicaProtocol::next(std::string& out) {
         // Keep-alive newlines may come before the reply.
         if (line.empty()) break;
         ev = on_psync_reply(line);
+        out.append(out_pending_);
+        out_pending_.clear();
         if (ev.kind != Event::Kind::kNone) return ev;
         break;
       }
@@ -196,7 +198,18 @@ ReplicaProtocol::Event ReplicaProtocol::on_psync_reply(const std::string& line) 
     state_ = State::kStream;
     return ev;
   }
-  return fail("Unexpected reply to PSYNC from master: '" + line + "'");
+  if (starts_with(line, "-NOMASTERLINK") || starts_with(line, "-LOADING")) {
+    return fail("Master is currently unable to PSYNC but should be in the future: " + line);
+  }
+  // Any other answer: a master without PSYNC (or in an error state). The old protocol follows:
+  // SYNC, answered by the payload alone.
+  out_pending_ = "SYNC\r\n";
+  replid_.clear();
+  offset_ = -1;
+  state_ = State::kBulkHeader;
+  ev.kind = Event::Kind::kSyncFallback;
+  ev.replid = line;
+  return ev;
 }
 
 bool ReplicaProtocol::read_bulk_header() {

@@ -1,8 +1,9 @@
 // The keyspace: numbered databases of keys, each holding a string or a stream, with optional
-// expiry. Expiry is lazy (a lookup of an expired key deletes it first) and active (a periodic
-// sampler, active_expire_cycle). The keyspace tells a KeyObserver about every key it changes or
-// deletes on its own (expiry, flush), so the command layer can break WATCHes and wake blocked
-// readers without the engine knowing about clients.
+// expiry. On a master, expiry is lazy (a lookup of an expired key deletes it first) and active (a
+// periodic sampler, active_expire_cycle); on a replica expired keys are only hidden (ExpiryMode).
+// The keyspace tells a KeyObserver about every key it changes or deletes on its own (expiry,
+// flush), so the command layer can break WATCHes and wake blocked readers without the engine
+// knowing about clients.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +78,18 @@ class KeyObserver {
   virtual void on_db_flushed(int db) = 0;
 };
 
+// What an expired key is, by the server's role (Redis's expireIfNeeded):
+// - kDelete: a master. A lookup deletes an expired key first (observers hear kExpired) and
+//   active_expire_cycle samples and deletes them.
+// - kHide: a replica. Expired keys read as absent (find/peek/scan/for_each skip them) but nothing
+//   deletes them on its own: neither lookups nor active_expire_cycle. Only the master's DEL
+//   (erase) removes them, so DBSIZE and expires() still count them, as on a Redis replica. A write
+//   that stores over one (set, add: a writable replica's write) replaces it, as Redis's write
+//   lookups do there.
+// - kKeep: a replica applying its master's stream. Expired keys are live: the master decides
+//   when a key expires, and its commands act on what it sees.
+enum class ExpiryMode : uint8_t { kDelete, kHide, kKeep };
+
 struct Entry {
   Value value;
   int64_t expire_ms = -1;  // absolute Unix ms, -1 = persistent
@@ -105,15 +118,21 @@ class Database {
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
   bool erase(std::string_view key);
+  // DEL / UNLINK: true if a key was deleted. On a master an expired key expires first and
+  // counts as absent; on a replica (kHide, kKeep), where expiry only hides it, it is deleted and
+  // counts, as Redis's DEL does there.
+  bool remove(std::string_view key);
   // Moves a key out (RENAME, MOVE); the entry keeps its expiry.
   bool take(std::string_view key, Entry& out);
   void put(std::string_view key, Entry entry);  // overwrites
 
   void set_expire(Entry& e, int64_t when_ms);
   bool persist(Entry& e);
-  bool is_expired(const Entry& e) const {
-    return e.expire_ms >= 0 && e.expire_ms <= clock_->now_ms();
-  }
+  // Whether `e` counts as expired now (never in kKeep mode).
+  bool is_expired(const Entry& e) const { return expired_at(e, clock_->now_ms()); }
+
+  void set_expiry_mode(ExpiryMode m) { mode_ = m; }
+  ExpiryMode expiry_mode() const { return mode_; }
 
   std::size_t size() const { return dict_.size(); }
   std::size_t expires() const { return expires_; }
@@ -126,10 +145,13 @@ class Database {
                 const std::function<void(const std::string&, const Entry&)>& visit) const;
   // Visits every key (KEYS, AOF rewrite). The callback must not modify the database.
   void for_each(const std::function<void(const std::string&, const Entry&)>& visit) const;
-  // A random live key, or nullopt-like empty string with found=false.
+  // A random live key, or nullopt-like empty string with found=false. In kHide mode, when every
+  // key has a TTL and the bounded retries met only expired ones, one of them (Redis's replica
+  // does the same rather than loop forever).
   bool random_key(std::string& out);
 
   // Deletes up to a budget of expired keys found by sampling; returns how many were deleted.
+  // Only in kDelete mode (0 otherwise).
   std::size_t active_expire_cycle(std::size_t samples);
 
   void set_observer(KeyObserver* o) { observer_ = o; }
@@ -144,6 +166,9 @@ class Database {
 
  private:
   void expire_now(std::string_view key);
+  bool expired_at(const Entry& e, int64_t now) const {
+    return mode_ != ExpiryMode::kKeep && e.expire_ms >= 0 && e.expire_ms <= now;
+  }
 
   int index_;
   const Clock* clock_;
@@ -151,6 +176,7 @@ class Database {
   std::size_t expires_ = 0;
   uint64_t expired_total_ = 0;
   KeyObserver* observer_ = nullptr;
+  ExpiryMode mode_ = ExpiryMode::kDelete;
 };
 
 class Keyspace {
@@ -161,6 +187,9 @@ class Keyspace {
   int databases() const { return static_cast<int>(dbs_.size()); }
   const Clock& clock() const { return *clock_; }
   void set_observer(KeyObserver* o);
+  // Every database's ExpiryMode (the replica side sets it as the server's role changes).
+  void set_expiry_mode(ExpiryMode m);
+  ExpiryMode expiry_mode() const { return mode_; }
 
   void flush_all();
   void flush_db(int i);
@@ -170,6 +199,7 @@ class Keyspace {
   const Clock* clock_;
   std::vector<std::unique_ptr<Database>> dbs_;
   KeyObserver* observer_ = nullptr;
+  ExpiryMode mode_ = ExpiryMode::kDelete;
 };
 
 }  // namespace streamd::engine

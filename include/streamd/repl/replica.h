@@ -13,6 +13,8 @@
 // Link states (ROLE's names): connect (waiting for the next attempt: 125 ms after a link that
 // was up dropped, doubling up to 2 s), connecting
 // (TCP connect in flight), handshake (PING .. PSYNC), sync (receiving the payload), connected.
+// A payload that does not load (e.g. a key of a type streamd does not hold, with
+// rdb-skip-unsupported-types no) keeps the old data and backs off from 1 s to 32 s.
 #pragma once
 
 #include <array>
@@ -88,6 +90,8 @@ class Replica {
   void remove_master_session();
   void disconnect_replicas();
   HandshakeSettings handshake_settings() const;
+  // The role's switches: the master side's replica role and the keyspace's ExpiryMode.
+  void set_role(bool replica);
   void write_config();
 
   asio::io_context& io_;
@@ -102,12 +106,14 @@ class Replica {
   // synced from a master before, or was a master itself.
   bool cached_history_ = false;
   int64_t next_attempt_ms_ = 0;
-  int failures_ = 0;  // connection attempts since the link was last up (the back-off)
+  int failures_ = 0;       // connection attempts since the link was last up (the back-off)
+  int load_failures_ = 0;  // full syncs in a row whose payload did not load (a longer back-off)
   int64_t link_started_ms_ = 0;
   int64_t last_io_ms_ = 0;
   int64_t last_ack_ms_ = 0;
-  int64_t down_since_ms_ = 0;   // when an established link went down (0 = never up)
-  int64_t applied_offset_ = 0;  // the offset ACKs name
+  int64_t down_since_ms_ = 0;      // when an established link went down (0 = never up)
+  int64_t applied_offset_ = 0;     // the offset ACKs name
+  bool pre_psync_master_ = false;  // the link synced with SYNC: no ACKs
 
   uint64_t gen_ = 0;  // bumped on every drop: handlers of an older link do nothing
   std::unique_ptr<asio::ip::tcp::resolver> resolver_;

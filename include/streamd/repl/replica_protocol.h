@@ -10,8 +10,11 @@
 //   -> REPLCONF ip-address <ip>              <- +OK         (only with replica-announce-ip)
 //   -> REPLCONF capa eof capa psync2         <- +OK
 //   -> PSYNC <replid> <offset>               <- +FULLRESYNC <replid> <offset> | +CONTINUE [replid]
-// (the four after PONG are sent together, their replies read in order). After +FULLRESYNC the
-// master may send bare "\n" keep-alives, then the payload framed as "$EOF:<40 chars>\r\n" ...
+// (the four after PONG are sent together, their replies read in order). A master that answers
+// PSYNC with an error (one older than PSYNC, or in an error state; not -NOMASTERLINK / -LOADING,
+// which mean "later") gets SYNC instead, as a Redis replica retries: the payload then comes
+// without a +FULLRESYNC line, and the full sync reports no replid and offset -1. After +FULLRESYNC
+// the master may send bare "\n" keep-alives, then the payload framed as "$EOF:<40 chars>\r\n" ...
 // <the same 40 chars> (diskless) or "$<len>\r\n" <len bytes>; then, as after +CONTINUE, the
 // command stream: RESP arrays, each an event with its raw bytes (what the offsets count).
 //
@@ -55,11 +58,13 @@ class ReplicaProtocol {
 
   struct Event {
     enum class Kind {
-      kNone,      // more bytes are needed
-      kFullSync,  // replid/offset from +FULLRESYNC; payload() holds the whole payload
-      kContinue,  // +CONTINUE: replid is the master's (empty when it named none)
-      kCommand,   // args: the command; raw: its bytes in the stream
-      kFailed,    // error(): the reason; close the link
+      kNone,          // more bytes are needed
+      kFullSync,      // replid/offset from +FULLRESYNC (after SYNC: "" and -1); payload() holds
+                      // the whole payload
+      kContinue,      // +CONTINUE: replid is the master's (empty when it named none)
+      kSyncFallback,  // PSYNC was refused (replid: the master's reply); SYNC was sent
+      kCommand,       // args: the command; raw: its bytes in the stream
+      kFailed,        // error(): the reason; close the link
     };
     Kind kind = Kind::kNone;
     std::string replid;
@@ -107,7 +112,8 @@ class ReplicaProtocol {
   std::string eof_mark_;
   std::size_t mark_scan_from_ = 0;  // payload_ offsets before this cannot start the mark
   resp::RequestParser parser_;
-  std::string replid_;  // from +FULLRESYNC, reported with the payload
+  std::string out_pending_;  // bytes on_psync_reply wants sent (SYNC)
+  std::string replid_;       // from +FULLRESYNC, reported with the payload
   int64_t offset_ = 0;
 };
 

@@ -132,6 +132,23 @@ bool BlockingRegistry::unblock(Session& s, bool error, Dispatcher&) {
   return true;
 }
 
+std::size_t BlockingRegistry::disconnect_all(std::string_view error) {
+  std::vector<Session*> all;
+  for (const auto& [key, fifo] : waiters_) all.insert(all.end(), fifo.begin(), fifo.end());
+  for (const auto& [when, s] : deadlines_) all.push_back(s);
+  for (const auto& [when, s] : wakeups_) all.push_back(s);
+  std::sort(all.begin(), all.end(),
+            [](const Session* a, const Session* b) { return a->blocked->seq < b->blocked->seq; });
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  for (Session* s : all) {
+    forget(*s);
+    if (s->out) resp::ReplyWriter(*s->out, s->proto).error(error);
+    s->close_after_reply = true;
+    if (s->resume) s->resume();
+  }
+  return all.size();
+}
+
 int64_t BlockingRegistry::next_deadline() const {
   int64_t t = deadlines_.empty() ? 0 : deadlines_.begin()->first;
   if (!wakeups_.empty() && (t == 0 || wakeups_.begin()->first < t)) t = wakeups_.begin()->first;

@@ -170,9 +170,10 @@ void Server::cron() {
   if (replication_) replication_->cron(now);
   if (snapshots_) snapshots_->cron(now);
   int64_t t0 = engine::monotonic_us();
-  // A replica does not expire keys on its own: its master sends the DEL (as in Redis).
-  const bool replica = replication_ && replication_->is_replica();
-  for (int i = 0; i < keyspace_.databases() && !replica; ++i) {
+  // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica
+  // side puts the keyspace in ExpiryMode::kHide, where there is nothing to sample.
+  const bool deletes = keyspace_.expiry_mode() == engine::ExpiryMode::kDelete;
+  for (int i = 0; i < keyspace_.databases() && deletes; ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
     // with a bounded number of rounds so one cron tick stays short.

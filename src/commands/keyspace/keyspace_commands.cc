@@ -26,8 +26,7 @@ void del_command(Context& ctx) {
   long long removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view key = ctx.arg(i);
-    // find() first so that an expired key goes through expiry (and counts as absent).
-    if (ctx.db().find(key, false) && ctx.db().erase(key)) {
+    if (ctx.db().remove(key)) {
       ++removed;
       ctx.modified(key, events::kDel);
     }

@@ -143,6 +143,35 @@ TEST(ReplicaProtocol, ByteByByteGivesTheSameEvents) {
                         enc({"PSYNC", "?", "-1"}));
 }
 
+TEST(ReplicaProtocol, PsyncRefusedFallsBackToSync) {
+  // A master without PSYNC (or in an error state) answers it with an error: the replica sends
+  // SYNC, whose answer is the payload without a +FULLRESYNC line (Redis's "Retrying with SYNC").
+  for (std::string refusal : {"-ERR unknown command 'PSYNC'", "-ERR something else", "+WHAT"}) {
+    SCOPED_TRACE(refusal);
+    Driver d(settings());
+    d.feed("+PONG\r\n+OK\r\n+OK\r\n");
+    d.take_sent();
+    auto evs = d.feed(refusal + "\r\n\n$6\r\nREDIS0" + enc({"SET", "a", "1"}));
+    EXPECT_EQ(d.take_sent(), "SYNC\r\n");
+    ASSERT_EQ(evs.size(), 3u);
+    EXPECT_EQ(evs[0].kind, Kind::kSyncFallback);
+    EXPECT_EQ(evs[0].replid, refusal);
+    EXPECT_EQ(evs[1].kind, Kind::kFullSync);
+    EXPECT_EQ(evs[1].replid, "");
+    EXPECT_EQ(evs[1].offset, -1);
+    EXPECT_EQ(d.p.payload(), "REDIS0");
+    EXPECT_EQ(d.commands, (std::vector<std::string>{"SET a 1 "}));
+  }
+  // -LOADING means "later": the link is closed and retried, no SYNC.
+  Driver d(settings());
+  d.feed("+PONG\r\n+OK\r\n+OK\r\n");
+  d.take_sent();
+  auto evs = d.feed("-LOADING Redis is loading the dataset in memory\r\n");
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].kind, Kind::kFailed);
+  EXPECT_EQ(d.sent, "");
+}
+
 TEST(ReplicaProtocol, Failures) {
   {
     Driver d(settings());

@@ -52,6 +52,11 @@ class BlockingRegistry {
   void expire(int64_t now_ms, Dispatcher& d);
   // CLIENT UNBLOCK: `error` selects the UNBLOCKED error instead of the timeout reply.
   bool unblock(Session& s, bool error, Dispatcher& d);
+  // The instance's state changed (REPLICAOF host port): every blocked client, in blocking order,
+  // gets the error `error` and its connection closes after that reply, as Redis's
+  // disconnectAllBlockedClients does (a woken command must not run against the new master's
+  // data, where a write would not be the master's). Returns how many.
+  std::size_t disconnect_all(std::string_view error);
 
   // Earliest deadline or wake time among blocked clients, or 0 if none has one.
   int64_t next_deadline() const;

@@ -39,6 +39,10 @@ inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
+// A master became a replica (REPLICAOF host port) while clients were blocked.
+inline constexpr std::string_view kUnblockedStateChanged =
+    "UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+    "replica?)";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNotInteger =

@@ -1,0 +1,178 @@
+// ExpiryMode (keyspace.h): a master deletes expired keys on lookup and in the active cycle; a
+// replica (kHide) only hides them until its master's DEL; the master's own stream (kKeep) sees
+// them live. Manual clock throughout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "streamd/engine/clock.h"
+#include "streamd/engine/keyspace.h"
+#include "streamd/engine/stream.h"
+
+namespace streamd::engine {
+namespace {
+
+struct Recorder : KeyObserver {
+  void on_key_event(int, std::string_view key, KeyEvent ev) override {
+    if (ev == KeyEvent::kExpired) expired.emplace_back(key);
+  }
+  void on_db_flushed(int) override {}
+  std::vector<std::string> expired;
+};
+
+class ExpiryModeTest : public ::testing::Test {
+ protected:
+  ExpiryModeTest() { ks.set_observer(&rec); }
+
+  // "k" (a string) and "s" (a stream), both expiring 100 ms from now, and a persistent "p".
+  void Populate() {
+    Database& d = db();
+    d.set_expire(d.set("k", Value(std::string("v"))), clock.now_ms() + 100);
+    d.set_expire(d.set("s", Value(std::make_unique<Stream>())), clock.now_ms() + 100);
+    d.set("p", Value(std::string("x")));
+  }
+  Database& db() { return ks.db(0); }
+  std::vector<std::string> Keys() {
+    std::vector<std::string> out;
+    db().for_each([&](const std::string& k, const Entry&) { out.push_back(k); });
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::vector<std::string> Scanned() {
+    std::vector<std::string> out;
+    uint64_t cursor = 0;
+    do {
+      cursor = db().scan(cursor, 10, [&](const std::string& k, const Entry&) { out.push_back(k); });
+    } while (cursor != 0);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  ManualClock clock;
+  Keyspace ks{16, clock};
+  Recorder rec;
+};
+
+TEST_F(ExpiryModeTest, MasterDeletesOnLookupAndInTheActiveCycle) {
+  Populate();
+  clock.advance(100);
+  EXPECT_EQ(db().find("k"), nullptr);
+  EXPECT_EQ(db().size(), 2u);  // the lookup deleted k
+  EXPECT_TRUE(db().remove("p"));
+  EXPECT_EQ(db().size(), 1u);
+  EXPECT_EQ(db().active_expire_cycle(20), 1u);
+  EXPECT_EQ(db().size(), 0u);
+  EXPECT_EQ(db().expires(), 0u);
+  EXPECT_FALSE(db().remove("k"));
+  EXPECT_EQ(rec.expired, (std::vector<std::string>{"k", "s"}));
+  EXPECT_EQ(db().expired_keys_total(), 2u);
+}
+
+TEST_F(ExpiryModeTest, ReplicaHidesButNeverDeletes) {
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  EXPECT_EQ(db().expiry_mode(), ExpiryMode::kHide);
+  Populate();
+  EXPECT_NE(db().find("k"), nullptr);  // not expired yet: live
+  clock.advance(100);
+  EXPECT_EQ(db().find("k"), nullptr);
+  EXPECT_EQ(db().find("s"), nullptr);
+  EXPECT_EQ(db().peek("k"), nullptr);
+  EXPECT_FALSE(db().exists("s"));
+  EXPECT_EQ(Keys(), (std::vector<std::string>{"p"}));
+  EXPECT_EQ(Scanned(), (std::vector<std::string>{"p"}));
+  Entry out{Value(std::string()), -1, 0};
+  EXPECT_FALSE(db().take("k", out));  // RENAME of a hidden key: no such key
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(db().active_expire_cycle(20), 0u);
+  for (int i = 0; i < 20; ++i) {
+    std::string key;
+    ASSERT_TRUE(db().random_key(key));
+    EXPECT_EQ(key, "p");
+  }
+  // Still there: DBSIZE and INFO keyspace count them, as on a Redis replica.
+  EXPECT_EQ(db().size(), 3u);
+  EXPECT_EQ(db().expires(), 2u);
+  EXPECT_TRUE(rec.expired.empty());
+  EXPECT_EQ(db().expired_keys_total(), 0u);
+  // The master's DEL removes it for real (erase answers "not live", as the DEL's count would).
+  EXPECT_FALSE(db().erase("k"));
+  EXPECT_EQ(db().size(), 2u);
+  EXPECT_EQ(db().expires(), 1u);
+  // DEL of a hidden key deletes it and counts it, as Redis's DEL on a replica.
+  EXPECT_TRUE(db().remove("s"));
+  EXPECT_FALSE(db().remove("s"));
+  EXPECT_EQ(db().size(), 1u);
+  EXPECT_EQ(db().expires(), 0u);
+  EXPECT_TRUE(rec.expired.empty());
+}
+
+TEST_F(ExpiryModeTest, ReplicaRandomKeyOfOnlyExpiredKeysAnswersOne) {
+  // Redis's replica: when every key is volatile and the retries met only expired ones, it
+  // answers one of them rather than loop.
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  Populate();
+  db().erase("p");
+  clock.advance(100);
+  std::string key;
+  ASSERT_TRUE(db().random_key(key));
+  EXPECT_TRUE(key == "k" || key == "s") << key;
+  EXPECT_EQ(db().size(), 2u);
+  // A master deletes them instead and finds nothing.
+  ks.set_expiry_mode(ExpiryMode::kDelete);
+  EXPECT_FALSE(db().random_key(key));
+  EXPECT_EQ(db().size(), 0u);
+}
+
+TEST_F(ExpiryModeTest, WritesOnAReplicaReplaceAHiddenKey) {
+  // A writable replica's write lookup deletes the expired key (Redis's lookupKeyWrite), then
+  // stores a new persistent key.
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  Populate();
+  clock.advance(100);
+  ASSERT_NE(db().add("s", Value(std::string("new"))), nullptr);
+  EXPECT_EQ(db().find("s")->value.str(), "new");
+  EXPECT_EQ(db().find("s")->expire_ms, -1);
+  Entry& e = db().set("k", Value(std::string("w")), /*keep_ttl=*/true);
+  EXPECT_EQ(e.expire_ms, -1);
+  EXPECT_EQ(db().size(), 3u);
+  EXPECT_EQ(db().expires(), 0u);
+  EXPECT_EQ(rec.expired, (std::vector<std::string>{"s", "k"}));
+}
+
+TEST_F(ExpiryModeTest, MastersStreamSeesExpiredKeysLive) {
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  Populate();
+  clock.advance(500);
+  ks.set_expiry_mode(ExpiryMode::kKeep);
+  Entry* k = db().find("k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->value.str(), "v");
+  EXPECT_EQ(db().add("s", Value(std::string("x"))), nullptr);  // exists
+  EXPECT_TRUE(db().find("s")->value.is_stream());
+  EXPECT_EQ(Keys(), (std::vector<std::string>{"k", "p", "s"}));
+  EXPECT_TRUE(db().erase("k"));  // the DEL counts it
+  EXPECT_EQ(db().active_expire_cycle(20), 0u);
+  // Back to hiding: s is still there and hidden.
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  EXPECT_EQ(db().find("s"), nullptr);
+  EXPECT_EQ(db().size(), 2u);
+  EXPECT_TRUE(rec.expired.empty());
+}
+
+TEST_F(ExpiryModeTest, PromotionDeletesAgain) {
+  ks.set_expiry_mode(ExpiryMode::kHide);
+  Populate();
+  clock.advance(100);
+  EXPECT_EQ(db().find("k"), nullptr);
+  EXPECT_EQ(db().size(), 3u);
+  ks.set_expiry_mode(ExpiryMode::kDelete);  // REPLICAOF NO ONE
+  EXPECT_EQ(db().find("k"), nullptr);
+  EXPECT_EQ(db().size(), 2u);
+  EXPECT_EQ(ks.db(1).expiry_mode(), ExpiryMode::kDelete);
+  EXPECT_EQ(rec.expired, (std::vector<std::string>{"k"}));
+}
+
+}  // namespace
+}  // namespace streamd::engine
