@@ -12,6 +12,14 @@
 //          reads nothing for --pause-ms (as a harness alternating between servers does): a
 //          delivery the server had not sent when the last XADD of a slice was acknowledged
 //          waits out the pause. --report-late-us N prints every delivery later than N µs.
+//          Per XADD (a round), the medians over rounds of: its acknowledgement (ack_us), its
+//          first and last delivery (first_us, last_us), and the load generator's epoll_wait
+//          calls that returned something, per round (waits_per_round): where a round's time
+//          goes, the server's start or the spread over the readers. sock_p50_us etc. are the
+//          same latencies taken when each reply reached the reader's socket (the kernel's
+//          receive timestamp, SO_TIMESTAMPNS) instead of when this one thread got round to
+//          reading it: the server's delivery time without the load generator's own sequential
+//          work for the readers ahead (about 10 µs each here).
 //   consume N consumers of group `--group` on `--key`, each looping XREADGROUP COUNT `--count`
 //          then XACK of exactly the IDs it got, `requests` cycles in all; reports cycles/s
 //          (ops_per_sec), entries/s and per-cycle latency. With --pipeline P each consumer sends
@@ -32,6 +40,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +52,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -417,6 +427,34 @@ int run_consume(const Options& o) {
   return errors ? 2 : 0;
 }
 
+int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// read() that also returns, in `stamp_us` (CLOCK_REALTIME µs), when the last bytes read reached
+// the socket, if the socket has SO_TIMESTAMPNS on (else -1).
+ssize_t read_stamped(int fd, char* buf, std::size_t len, int64_t& stamp_us) {
+  iovec iov{buf, len};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t r = recvmsg(fd, &msg, 0);
+  stamp_us = -1;
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&msg); r > 0 && cm; cm = CMSG_NXTHDR(&msg, cm)) {
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+      timespec ts{};
+      std::memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+      stamp_us = static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+    }
+  }
+  return r;
+}
+
 // Extracts the last "ms-seq" id and every "ts" value from an XREAD reply.
 void scan_xread_reply(std::string_view r, std::string& last_id, std::vector<int64_t>& ts) {
   std::size_t p = 0;
@@ -455,6 +493,8 @@ int run_fanout(const Options& o) {
   };
   for (std::size_t i = 0; i < readers.size(); ++i) {
     readers[i].fd = connect_watched(o, ep, i);
+    int one = 1;
+    setsockopt(readers[i].fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     arm(readers[i]);
   }
   usleep(200000);  // let every reader block
@@ -465,8 +505,14 @@ int run_fanout(const Options& o) {
   pev.data.u64 = readers.size();
   epoll_ctl(ep, EPOLL_CTL_ADD, prod.fd, &pev);
 
-  std::vector<int64_t> lat;
-  long long deliveries = 0, produced = 0;
+  std::vector<int64_t> lat, sock_lat;
+  long long deliveries = 0, produced = 0, waits = 0;
+  // Per XADD, keyed by the send time it carries: when it was acknowledged, first and last seen.
+  struct Round {
+    int64_t ack = -1, first = -1, last = -1;
+  };
+  std::unordered_map<int64_t, Round> rounds;
+  int64_t in_flight_ts = 0;
   int64_t t0 = now_us();
   int64_t end = t0 + static_cast<int64_t>(o.seconds * 1e6);
   int64_t interval = o.rate > 0 ? 1000000 / o.rate : 0;
@@ -490,7 +536,9 @@ int run_fanout(const Options& o) {
       }
     }
     if (!prod_waiting && now >= next_send && now < slice_end) {
-      append_command(prod.out, {"XADD", o.key, "*", "ts", std::to_string(now_us())});
+      in_flight_ts = now_us();
+      rounds.emplace(in_flight_ts, Round{});
+      append_command(prod.out, {"XADD", o.key, "*", "ts", std::to_string(in_flight_ts)});
       write_all(prod);
       prod_waiting = true;
       ++produced;
@@ -499,10 +547,15 @@ int run_fanout(const Options& o) {
     int timeout_ms =
         prod_waiting ? 10 : static_cast<int>(std::max<int64_t>(0, (next_send - now) / 1000));
     int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), timeout_ms);
+    if (n > 0) ++waits;
+    // Receive timestamps are CLOCK_REALTIME; the entries carry steady-clock microseconds.
+    int64_t realtime_ahead_ns = realtime_ns() - now_us() * 1000;
     for (int i = 0; i < n; ++i) {
       std::size_t idx = events[i].data.u64;
       Conn& c = idx == readers.size() ? prod : readers[idx];
-      ssize_t r = read(c.fd, buf, sizeof buf);
+      int64_t arrived_us = -1;
+      ssize_t r = read_stamped(c.fd, buf, sizeof buf, arrived_us);
+      if (arrived_us >= 0) arrived_us -= realtime_ahead_ns / 1000;
       if (r <= 0) {
         std::fprintf(stderr, "connection closed\n");
         return 1;
@@ -512,12 +565,17 @@ int run_fanout(const Options& o) {
       while ((len = reply_length(c.in)) != 0) {
         if (&c == &prod) {
           prod_waiting = false;
+          rounds[in_flight_ts].ack = now_us() - in_flight_ts;
         } else {
           std::vector<int64_t> ts;
           scan_xread_reply(std::string_view(c.in).substr(0, len), c.last_id, ts);
           int64_t t = now_us();
           for (int64_t s : ts) {
             lat.push_back(t - s);
+            if (arrived_us >= 0) sock_lat.push_back(arrived_us - s);
+            Round& rd = rounds[s];
+            if (rd.first < 0) rd.first = t - s;
+            rd.last = t - s;
             if (o.report_late_us > 0 && t - s > o.report_late_us) {
               std::fprintf(stderr, "late reader=%zu lat_us=%lld at_ms=%lld entries=%zu\n", idx,
                            static_cast<long long>(t - s), static_cast<long long>((t - t0) / 1000),
@@ -532,11 +590,22 @@ int run_fanout(const Options& o) {
     }
   }
   double secs = static_cast<double>(now_us() - t0) / 1e6;
+  std::vector<int64_t> acks, firsts, lasts;
+  for (const auto& [ts, rd] : rounds) {
+    if (rd.ack >= 0) acks.push_back(rd.ack);
+    if (rd.first >= 0) firsts.push_back(rd.first);
+    if (rd.last >= 0) lasts.push_back(rd.last);
+  }
   std::printf(
       "{\"mode\":\"fanout\",\"readers\":%d,\"produced\":%lld,\"deliveries_per_sec\":%.1f,"
-      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,\"seconds\":%.3f}\n",
+      "\"p50_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,\"ack_us\":%.0f,"
+      "\"first_us\":%.0f,\"last_us\":%.0f,\"waits_per_round\":%.1f,\"sock_p50_us\":%.0f,"
+      "\"sock_p99_us\":%.0f,\"sock_p999_us\":%.0f,\"seconds\":%.3f}\n",
       o.readers, produced, static_cast<double>(deliveries) / secs, percentile(lat, 0.5),
-      percentile(lat, 0.99), percentile(lat, 0.999), percentile(lat, 1.0), secs);
+      percentile(lat, 0.99), percentile(lat, 0.999), percentile(lat, 1.0), percentile(acks, 0.5),
+      percentile(firsts, 0.5), percentile(lasts, 0.5),
+      produced ? static_cast<double>(waits) / static_cast<double>(produced) : 0.0,
+      percentile(sock_lat, 0.5), percentile(sock_lat, 0.99), percentile(sock_lat, 0.999), secs);
   return 0;
 }
 
