@@ -73,6 +73,12 @@ void ReplicationMaster::free_backlog() {
 }
 
 void ReplicationMaster::feed(const cmd::PropagationBatch& unit) {
+  // The common unit, one record in the database already selected, is sent as it was encoded
+  // (encode_unit would only copy it).
+  if (unit.size() == 1 && (unit.db(0) == selected_db_ || unit.db(0) < 0)) {
+    feed_raw(unit.record(0));
+    return;
+  }
   scratch_.clear();
   cmd::encode_unit(unit, &selected_db_, scratch_);
   feed_raw(scratch_);
