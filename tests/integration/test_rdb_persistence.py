@@ -236,6 +236,12 @@ class AofRdbPreambleTest(unittest.TestCase):
         base = wd / "appendonlydir" / "appendonly.aof.2.base.rdb"
         self.assertTrue(base.read_bytes().startswith(b"REDIS0010"))
         check_rdb(self, base)
+        # Debian's redis-check-aof accepts the directory (RDB base, then the incremental file).
+        r = subprocess.run(["redis-check-aof", str(wd / "appendonlydir" / "appendonly.aof.manifest")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("RDB preamble is OK, proceeding with AOF tail", r.stdout)
+        self.assertIn("All AOF files and manifest are valid", r.stdout)
         s2 = h.start(self, wd)  # the preamble setting does not matter for loading
         after = h.snapshot(s2, layout=False)
         self.assertEqual(before, after, h.diff(before, after))
