@@ -165,6 +165,9 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(spec, errors::wrong_arity(spec->full_name));
     } else if (!s.authenticated && !(spec->flags & kNoAuth)) {
       reject(spec, errors::kNoAuth);
+    } else if (s.in_multi && (spec->flags & kNoMulti)) {
+      // Right after the AUTH check, as Redis orders it; the transaction then aborts at EXEC.
+      reject(spec, errors::kNotAllowedInMulti);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
       reject(spec, e);
     } else if ((spec->flags & kWrite) && server_.replication() &&

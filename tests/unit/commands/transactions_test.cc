@@ -78,6 +78,23 @@ TEST_F(TransactionsTest, QueueTimeErrorsAbort) {
   EXPECT_EQ(Run({"EXEC"}), "-ERR EXEC without MULTI\r\n");
 }
 
+// Commands flagged no-multi are refused when queued (redis-server 7.0.15's text) and abort the
+// transaction, as SAVE, SHUTDOWN, SYNC and PSYNC do there; BGSAVE may be queued.
+TEST_F(TransactionsTest, NoMultiCommandsAreRefusedWhenQueued) {
+  const std::string refused = "-ERR Command not allowed inside a transaction\r\n";
+  for (const char* cmd : {"SAVE", "SHUTDOWN", "SYNC"}) {
+    EXPECT_EQ(Run({"MULTI"}), kOk);
+    EXPECT_EQ(Run({"SET", "q", "1"}), kQueued);
+    EXPECT_EQ(Run({cmd}), refused) << cmd;
+    EXPECT_EQ(Run({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.\r\n");
+    EXPECT_EQ(Run({"EXISTS", "q"}), ":0\r\n");
+  }
+  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"PSYNC", "?", "-1"}), refused);
+  EXPECT_EQ(Run({"BGSAVE"}), kQueued);
+  EXPECT_EQ(Run({"DISCARD"}), kOk);
+}
+
 TEST_F(TransactionsTest, RunTimeErrorsDoNotAbort) {
   Run({"SET", "str", "notanumber"});
   EXPECT_EQ(Run({"MULTI"}), kOk);

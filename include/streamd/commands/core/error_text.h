@@ -32,6 +32,9 @@ inline constexpr std::string_view kAuthNoPassword =
     "sure your configuration is correct?";
 inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
 inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
+// A command flagged no-multi (SAVE, SHUTDOWN, SYNC, PSYNC...) sent inside MULTI.
+inline constexpr std::string_view kNotAllowedInMulti =
+    "ERR Command not allowed inside a transaction";
 inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
 inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
