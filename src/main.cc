@@ -209,6 +209,8 @@ int main(int argc, char** argv) {
   // The replica side (replicaof, REPLICAOF): its link shares the event loop.
   repl::Replica replica(io, server, dispatcher, replication);
   replica.start();
+  // A dump.rdb with replication fields: continue that history (a partial resync after restart).
+  if (const auto& ri = rdb.loaded_repl_info()) replication.restore_rdb_info(*ri);
   front_end.add_shutdown_hook([&aof] { aof.shutdown_flush(); });
   front_end.add_shutdown_hook([&replica] { replica.shutdown(); });
   front_end.add_shutdown_hook(

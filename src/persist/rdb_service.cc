@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/clock.h"
@@ -44,6 +46,23 @@ uint64_t key_count(engine::Keyspace& ks) {
   return n;
 }
 
+// The replication fields of a loaded file, when all three are there and make sense (Redis
+// ignores them otherwise: an id of 40 characters, an offset and a database that are numbers).
+std::optional<cmd::ReplSaveInfo> repl_info_from_aux(const rdb::LoadStats& st) {
+  std::string_view id = aux_value(st, "repl-id");
+  std::string_view off = aux_value(st, "repl-offset");
+  std::string_view db = aux_value(st, "repl-stream-db");
+  cmd::ReplSaveInfo i;
+  auto number = [](std::string_view v, auto& out) {
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    return !v.empty() && ec == std::errc() && p == v.data() + v.size();
+  };
+  if (id.size() != 40 || !number(off, i.offset) || !number(db, i.stream_db)) return std::nullopt;
+  if (i.offset < 0 || i.stream_db < 0) return std::nullopt;
+  i.replid = std::string(id);
+  return i;
+}
+
 }  // namespace
 
 RdbService::RdbService(cmd::Server& server)
@@ -66,9 +85,14 @@ bool RdbService::has_rules() const {
   return !server_.config().save().empty();
 }
 
+bool RdbService::sync_child() const {
+  const cmd::Replication* r = server_.replication();
+  return r && r->sync_child_active();
+}
+
 bool RdbService::other_child_active() const {
   const cmd::Persistence* p = server_.persistence();
-  return p && p->info().aof_rewrite_in_progress;
+  return sync_child() || (p && p->info().aof_rewrite_in_progress);
 }
 
 rdb::SaveOptions rdb_save_options(const config::Config& cfg) {
@@ -117,7 +141,7 @@ bool RdbService::write_file(const std::string& name, int temp_pid) const {
   int err = 0;
   const char* op = "write";
   bool ok = rdb::save(
-      server_.keyspace(), server_.clock().now_ms(), rdb_save_options(server_.config()),
+      server_.keyspace(), server_.clock().now_ms(), save_options(),
       [&](std::string_view bytes) { return write_fully(fd, bytes, &err) == bytes.size(); });
   if (ok && (err = sync_file(fd)) != 0) {
     ok = false;
@@ -149,9 +173,26 @@ bool RdbService::write_file(const std::string& name, int temp_pid) const {
   return true;
 }
 
+rdb::SaveOptions RdbService::save_options() const {
+  rdb::SaveOptions o = rdb_save_options(server_.config());
+  const cmd::Replication* r = server_.replication();
+  if (std::optional<cmd::ReplSaveInfo> ri = r ? r->rdb_save_info() : std::nullopt) {
+    o.aux = {{"repl-stream-db", std::to_string(ri->stream_db)},
+             {"repl-id", ri->replid},
+             {"repl-offset", std::to_string(ri->offset)}};
+  }
+  return o;
+}
+
 bool RdbService::save() {
+  return save_now(true);
+}
+
+bool RdbService::save_now(bool count) {
+  // Only this service's own child conflicts (the SAVE command refuses during a full sync's
+  // child too; a shutdown or a FLUSHALL saves regardless of it).
   if (child_pid_ > 0) return false;
-  ++saves_;
+  if (count) ++saves_;
   if (!write_file(server_.config().ref<std::string>("dbfilename"), ::getpid())) return false;
   server_.reset_dirty();
   lastsave_s_ = now_s();
@@ -160,7 +201,7 @@ bool RdbService::save() {
 }
 
 cmd::Snapshots::BgsaveStart RdbService::bgsave(bool schedule, bool in_exec) {
-  if (child_pid_ > 0) return BgsaveStart::kAlreadyInProgress;
+  if (bgsave_in_progress()) return BgsaveStart::kAlreadyInProgress;
   if (other_child_active() || in_exec) {
     if (!schedule && !in_exec) return BgsaveStart::kOtherChild;
     scheduled_ = true;
@@ -270,7 +311,7 @@ void RdbService::cron(int64_t now_ms) {
 cmd::SnapshotInfo RdbService::info() const {
   cmd::SnapshotInfo i;
   i.changes_since_last_save = server_.dirty();
-  i.bgsave_in_progress = child_pid_ > 0;
+  i.bgsave_in_progress = bgsave_in_progress();
   i.last_save_time = lastsave_s_;
   i.last_bgsave_ok = last_ok_;
   i.last_bgsave_time_sec = last_bgsave_time_sec_;
@@ -310,6 +351,14 @@ bool RdbService::shutdown_save(ShutdownSave mode) {
   return true;
 }
 
+bool RdbService::flushed_all() {
+  if (child_pid_ > 0) {
+    spdlog::info("FLUSHALL: killing the background save child {}", child_pid_);
+    kill_child();
+  }
+  return has_rules() && save_now(false);
+}
+
 // ---- loading -----------------------------------------------------------------------------------
 
 bool RdbService::load_file(const std::string& path, bool* missing) {
@@ -326,6 +375,7 @@ bool RdbService::load_file(const std::string& path, bool* missing) {
   if (std::string_view ctime = aux_value(st, "ctime"); !ctime.empty()) {
     spdlog::info("RDB age {} seconds", now_s() - std::atoll(std::string(ctime).c_str()));
   }
+  repl_info_ = repl_info_from_aux(st);
   load_keys_loaded_ = st.keys;
   load_keys_expired_ = st.expired_skipped;
   spdlog::info("Done loading RDB, keys loaded: {}, keys expired: {}.", st.keys, st.expired_skipped);

@@ -21,8 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "streamd/commands/core/persistence.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/commands/core/snapshots.h"
 #include "streamd/config/config.h"
 #include "streamd/persist/file_util.h"
 #include "streamd/persist/rdb/rdb.h"
@@ -129,6 +131,18 @@ void ReplicationMaster::maybe_start_full_sync(int64_t now_ms) {
     if (oldest < 0 || r.ack_time_ms < oldest) oldest = r.ack_time_ms;
   }
   if (waiting == 0) return;
+  // One fork at a time, as in Redis: a BGSAVE or an AOF rewrite running makes the replicas
+  // wait for its end (a BGSAVE of the user's is no snapshot of this replica's offset).
+  const cmd::Snapshots* snap = server_.snapshots();
+  const cmd::Persistence* aof = server_.persistence();
+  if ((snap && snap->bgsave_in_progress()) || (aof && aof->info().aof_rewrite_in_progress)) {
+    if (!waiting_for_child_) {
+      spdlog::info("Another child process is active: waiting for it to end before the SYNC");
+      waiting_for_child_ = true;
+    }
+    return;
+  }
+  waiting_for_child_ = false;
   const config::Config& cfg = server_.config();
   // Diskless: wait repl-diskless-sync-delay seconds for more replicas to share one snapshot
   // (or until repl-diskless-sync-max-replicas are waiting), as Redis does.

@@ -136,6 +136,44 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
   return i;
 }
 
+std::optional<cmd::ReplSaveInfo> ReplicationMaster::rdb_save_info() const {
+  cmd::ReplSaveInfo i;
+  i.replid = id_.replid;
+  i.offset = id_.offset;
+  if (!replica_role_) {
+    // Without a backlog no replica could continue anything (the next one starts a new history).
+    if (!backlog_) return std::nullopt;
+    // -1: nothing propagated since the stream began; the next unit names its database.
+    i.stream_db = selected_db_ < 0 ? 0 : selected_db_;
+    return i;
+  }
+  std::optional<int> db = replica_side_ ? replica_side_->stream_db() : std::nullopt;
+  if (!db) return std::nullopt;
+  i.stream_db = *db;
+  return i;
+}
+
+void ReplicationMaster::restore_rdb_info(const cmd::ReplSaveInfo& info) {
+  if (replica_role_) {
+    id_.replid = info.replid;
+    id_.offset = info.offset;
+    id_.clear_replid2();
+    if (replica_side_) replica_side_->continue_from_rdb(info.stream_db);
+    spdlog::info("Replication history {} up to offset {} restored from the RDB file", info.replid,
+                 info.offset);
+    return;
+  }
+  // A master: the file's history is the one its replicas followed; it continues as replid2
+  // (shared up to offset + 1) with a backlog from there, as Redis 7 does after loading.
+  id_.replid2 = info.replid;
+  id_.second_offset = info.offset + 1;
+  id_.offset = info.offset;
+  free_backlog();
+  create_backlog(true);
+  spdlog::info("Replication history {} up to offset {} restored from the RDB file (as replid2)",
+               info.replid, info.offset);
+}
+
 void ReplicationMaster::session_closed(cmd::Session& s) {
   auto same = [&](const ReplicaLink& r) { return r.session == &s; };
   std::erase_if(handshakes_, same);

@@ -125,6 +125,17 @@ void Replica::set_role(bool replica) {
                                              : engine::ExpiryMode::kDelete);
 }
 
+std::optional<int> Replica::stream_db() const {
+  if (!is_replica() || !cached_history_) return std::nullopt;
+  return session_ ? session_->db : stream_db_;
+}
+
+void Replica::continue_from_rdb(int db) {
+  if (!is_replica()) return;
+  cached_history_ = true;
+  stream_db_ = db;
+}
+
 void Replica::write_config() {
   server_.config().force_set("replicaof",
                              host_.empty() ? std::string() : host_ + " " + std::to_string(port_));
@@ -434,6 +445,7 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   cached_history_ = true;
   failures_ = 0;
   load_failures_ = 0;
+  stream_db_ = 0;  // the stream after a full sync names its database first
   create_master_session();
   link_ = Link::kConnected;
   spdlog::info("MASTER <-> REPLICA sync: Finished with success ({} keys)", stats.keys);
@@ -496,6 +508,7 @@ void Replica::create_master_session() {
   s->laddr = fmt_ep(local);
   s->fd = static_cast<int>(socket_->native_handle());
   s->master = true;
+  s->db = stream_db_;
   s->created_ms = server_.clock().now_ms();
   s->last_interaction_ms = s->created_ms;
   s->out = &reply_sink_;
@@ -516,6 +529,7 @@ void Replica::create_master_session() {
 
 void Replica::remove_master_session() {
   if (!session_) return;
+  stream_db_ = session_->db;
   session_ = nullptr;
   server_.remove_session(session_id_);
   session_id_ = 0;

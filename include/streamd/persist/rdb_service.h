@@ -10,15 +10,19 @@
 // - The `save` rules fire from cron (changes since the last save and seconds since it); a failed
 //   BGSAVE is retried after kBgsaveRetryDelaySec, and with stop-writes-on-bgsave-error writes are
 //   refused (MISCONF) until a save succeeds.
-// - One child at a time with the AOF rewrite: BGSAVE while a rewrite runs is refused or, with
-//   SCHEDULE (or inside EXEC), started by the cron once the rewrite is gone.
+// - One child at a time with the AOF rewrite and a full sync's snapshot (repl/full_sync.cc):
+//   BGSAVE while a rewrite runs is refused or, with SCHEDULE (or inside EXEC), started by the
+//   cron once the rewrite is gone; while a full sync's child runs, which Redis counts as an RDB
+//   child, SAVE and BGSAVE answer "Background save already in progress" and the save rules wait.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/snapshots.h"
 #include "streamd/persist/rdb/rdb.h"
 
@@ -60,13 +64,19 @@ class RdbService final : public cmd::Snapshots {
   // ---- cmd::Snapshots ----
   bool save() override;
   BgsaveStart bgsave(bool schedule, bool in_exec) override;
-  bool bgsave_in_progress() const override { return child_pid_ > 0; }
+  bool bgsave_in_progress() const override { return child_pid_ > 0 || sync_child(); }
   int64_t lastsave() const override { return lastsave_s_; }
   cmd::SnapshotInfo info() const override;
   std::string write_error() const override;
   void cron(int64_t now_ms) override;
   bool shutdown_save(ShutdownSave mode) override;
   Reload reload(bool save, bool flush) override;
+  bool flushed_all() override;
+
+  // The replication fields (repl-id, repl-offset, repl-stream-db) of the file loaded at
+  // startup, for the replication side to continue that history (main hands them over once
+  // replication is set up); nullopt when the file had none.
+  const std::optional<cmd::ReplSaveInfo>& loaded_repl_info() const { return repl_info_; }
 
   // For tests: the pid of a running BGSAVE child (0 if none), and a blocking wait for it
   // (returns whether it succeeded).
@@ -78,10 +88,16 @@ class RdbService final : public cmd::Snapshots {
   bool write_file(const std::string& name, int temp_pid) const;
   // Loads `path` into the server's keyspace (which must be empty). `*missing`: no such file.
   bool load_file(const std::string& path, bool* missing);
+  // rdb_save_options plus the replication fields the file records (Replication::rdb_save_info).
+  rdb::SaveOptions save_options() const;
+  // SAVE's work; `count` says whether it counts in rdb_saves (FLUSHALL's save does not).
+  bool save_now(bool count);
   bool fork_bgsave();
   void bgsave_done(int status);
   void kill_child();
+  // A full sync's child (replication) or an AOF rewrite's: no BGSAVE may fork meanwhile.
   bool other_child_active() const;
+  bool sync_child() const;
   bool has_rules() const;
   int64_t now_s() const;
 
@@ -102,6 +118,7 @@ class RdbService final : public cmd::Snapshots {
   int64_t last_fork_us_ = 0;
   uint64_t forks_ = 0;
 
+  std::optional<cmd::ReplSaveInfo> repl_info_;
   uint64_t load_keys_loaded_ = 0;
   uint64_t load_keys_expired_ = 0;
 };

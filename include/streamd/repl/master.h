@@ -94,6 +94,9 @@ class ReplicationMaster final : public cmd::Replication {
   bool enough_good_replicas() const override;
   void request_acks() override;
   bool is_replica() const override { return replica_role_; }
+  bool sync_child_active() const override { return child_.has_value(); }
+  std::optional<cmd::ReplSaveInfo> rdb_save_info() const override;
+  void restore_rdb_info(const cmd::ReplSaveInfo& info) override;
   bool refuses_writes() const override;
   bool refuses_stale() const override;
   std::string replicaof(std::string_view host, int port) override;
@@ -167,7 +170,8 @@ class ReplicationMaster final : public cmd::Replication {
   std::vector<ReplicaLink> replicas_;
   std::vector<ReplicaLink> handshakes_;  // sessions that sent REPLCONF but no SYNC/PSYNC yet
   std::optional<SyncChild> child_;
-  int64_t getack_offset_ = -1;  // the stream offset right after the last GETACK sent
+  bool waiting_for_child_ = false;  // replicas wait for another child to end (logged once)
+  int64_t getack_offset_ = -1;      // the stream offset right after the last GETACK sent
   int64_t no_replicas_since_ms_ = 0;
   int64_t last_ping_ms_ = 0;
   std::vector<uint64_t> config_listeners_;

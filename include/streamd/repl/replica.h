@@ -65,6 +65,13 @@ class Replica {
   bool refuses_writes() const;
   // Commands without the stale flag are refused (link down, replica-serve-stale-data no).
   bool refuses_stale() const;
+  // The database the master's stream has selected: the master client's while linked, else the
+  // one a partial resync would resume in. nullopt: no history to continue (nothing for an RDB
+  // to record).
+  std::optional<int> stream_db() const;
+  // Startup loaded an RDB of this replica's (ReplicationMaster::restore_rdb_info has set the
+  // identity): the first PSYNC continues it, the stream resuming in `db`.
+  void continue_from_rdb(int db);
   // INFO's replica fields and ROLE's replica form.
   void fill_info(cmd::ReplicationInfo& i) const;
   // Server shutdown: closes the link for good (the event loop ends once nothing is pending).
@@ -105,6 +112,9 @@ class Replica {
   // Whether this server has a history a master could continue (PSYNC <replid> <offset+1>): it
   // synced from a master before, or was a master itself.
   bool cached_history_ = false;
+  // The master stream's selected database, kept while the link is down: a partial resync
+  // continues a stream that does not name its database again (Redis's cached master).
+  int stream_db_ = 0;
   int64_t next_attempt_ms_ = 0;
   int failures_ = 0;       // connection attempts since the link was last up (the back-off)
   int load_failures_ = 0;  // full syncs in a row whose payload did not load (a longer back-off)

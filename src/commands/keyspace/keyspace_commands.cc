@@ -13,6 +13,8 @@
 #include "streamd/commands/core/command_table.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
+#include "streamd/commands/core/snapshots.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/text/glob.h"
 
@@ -165,6 +167,8 @@ void flushall_command(Context& ctx) {
   engine::Keyspace& ks = ctx.server.keyspace();
   for (int i = 0; i < ks.databases(); ++i) ctx.mark_dirty(ks.db(i).size());
   ks.flush_all();
+  // With save rules set Redis then saves the empty dataset, which leaves no change to count.
+  if (Snapshots* snap = ctx.server.snapshots(); snap && snap->flushed_all()) ctx.dirty = 0;
   ctx.reply.ok();
 }
 

@@ -1,7 +1,8 @@
 // RDB snapshots in-process: the save-rule decisions on plain numbers, then SAVE, BGSAVE
 // [SCHEDULE], LASTSAVE, the rules firing from cron, MISCONF after a failed BGSAVE, the SHUTDOWN
 // save, DEBUG RELOAD and the startup precedence (AOF when appendonly yes, else dump.rdb) through
-// the command harness, in a temporary working directory. BGSAVE really forks here.
+// the command harness, in a temporary working directory; then snapshots next to a full sync's
+// child, FLUSHALL, and the replication fields (RdbChildrenTest). BGSAVE really forks here.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,9 @@
 #include <string>
 
 #include "commands/command_harness.h"
+#include "repl/fake_replication.h"
 #include "streamd/persist/aof_service.h"
+#include "streamd/persist/rdb/rdb.h"
 #include "streamd/persist/rdb_service.h"
 #include "streamd/persist/save_rules.h"
 #include "streamd/persist/startup.h"
@@ -93,6 +96,7 @@ class RdbServiceTest : public ::testing::Test {
     h_ = std::make_unique<test::CommandHarness>();
     h_->config().set("appendonly", "no");
     h_->Advance(advance_ms);
+    if (repl_) h_->server().set_replication(repl_);
     rdb_ = std::make_unique<RdbService>(h_->server());
   }
   std::string run(const std::vector<std::string>& argv) { return test::Decode(h_->Run2(argv)); }
@@ -112,6 +116,7 @@ class RdbServiceTest : public ::testing::Test {
   }
 
   fs::path dir_, old_cwd_;
+  test::FakeReplication* repl_ = nullptr;  // attached by fresh() when set
   std::unique_ptr<test::CommandHarness> h_;
   std::unique_ptr<RdbService> rdb_;
 };
@@ -378,6 +383,137 @@ TEST_F(RdbServiceTest, AnAofWithAnRdbBaseLoads) {
   ASSERT_TRUE(aof.manifest().base);
   EXPECT_EQ(aof.manifest().base->name, "appendonly.aof.2.base.rdb");
   EXPECT_TRUE(aof.shutdown_flush());
+}
+
+// ---- next to the other forks and to replication (issue 14) -----------------------------------
+// A full sync's child counts as an RDB child (SAVE / BGSAVE refused, INFO rdb_bgsave_in_progress,
+// the save rules wait), FLUSHALL kills a running BGSAVE and with save rules saves an empty file,
+// and the replication fields (repl-stream-db, repl-id, repl-offset) go into saved files and come
+// back at startup.
+class RdbChildrenTest : public RdbServiceTest {
+ protected:
+  RdbChildrenTest() {
+    repl_ = &fake_;
+    fresh();
+  }
+  ~RdbChildrenTest() override {  // before fake_ goes: the server points at it
+    rdb_.reset();
+    h_.reset();
+  }
+  // The AUX fields of the saved dump.rdb.
+  std::vector<std::pair<std::string, std::string>> saved_aux() {
+    std::string bytes;
+    {
+      std::FILE* f = std::fopen("dump.rdb", "rb");
+      EXPECT_NE(f, nullptr);
+      if (!f) return {};
+      char buf[4096];
+      std::size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+      std::fclose(f);
+    }
+    engine::Keyspace ks(16, h_->server().clock());
+    rdb::LoadStats st;
+    std::string error;
+    EXPECT_TRUE(rdb::load(bytes, ks, {}, &st, &error)) << error;
+    return st.aux;
+  }
+
+  test::FakeReplication fake_;
+};
+
+TEST_F(RdbChildrenTest, AFullSyncChildCountsAsAnRdbChild) {
+  rdb_->attach();
+  ASSERT_FALSE(h_->config().set("save", "1 0"));
+  run({"SET", "a", "1"});
+  fake_.sync_child = true;
+  // As redis-server 7.0.15 answers while a replica's snapshot is being made.
+  EXPECT_EQ(run({"SAVE"}), "(error) ERR Background save already in progress");
+  EXPECT_EQ(run({"BGSAVE"}), "(error) ERR Background save already in progress");
+  EXPECT_EQ(run({"BGSAVE", "SCHEDULE"}), "(error) ERR Background save already in progress");
+  EXPECT_EQ(info("rdb_bgsave_in_progress"), "1");
+  h_->Advance(2000);
+  h_->Cron();
+  EXPECT_EQ(rdb_->child(), 0);  // the save rule waits for the other child
+  fake_.sync_child = false;
+  EXPECT_EQ(info("rdb_bgsave_in_progress"), "0");
+  h_->Cron();
+  EXPECT_GT(rdb_->child(), 0);
+  ASSERT_TRUE(rdb_->wait_child());
+}
+
+TEST_F(RdbChildrenTest, FlushallWithSaveRulesSavesAnEmptyFile) {
+  rdb_->attach();
+  run({"SET", "a", "1"});
+  EXPECT_EQ(run({"FLUSHALL"}), "+OK");
+  EXPECT_FALSE(fs::exists(dir_ / "dump.rdb"));  // no rules: nothing saved
+  EXPECT_EQ(info("rdb_changes_since_last_save"), "2");
+  ASSERT_FALSE(h_->config().set("save", "3600 1"));
+  run({"SET", "a", "1"});
+  run({"SET", "b", "1"});
+  h_->Advance(5000);
+  EXPECT_EQ(run({"FLUSHALL"}), "+OK");
+  ASSERT_TRUE(fs::exists(dir_ / "dump.rdb"));
+  // As redis-server 7.0.15: no change left to save, LASTSAVE moved, rdb_saves did not.
+  EXPECT_EQ(info("rdb_changes_since_last_save"), "0");
+  EXPECT_EQ(info("rdb_saves"), "0");
+  EXPECT_EQ(run({"LASTSAVE"}),
+            "(integer) " + std::to_string(test::CommandHarness::kStartMs / 1000 + 5));
+  fresh();
+  ASSERT_TRUE(rdb_->load_at_startup());
+  EXPECT_EQ(run({"DBSIZE"}), "(integer) 0");
+}
+
+TEST_F(RdbChildrenTest, FlushallKillsARunningBgsave) {
+  rdb_->attach();
+  run({"SET", "a", "1"});
+  EXPECT_EQ(run({"BGSAVE"}), "+Background saving started");
+  ASSERT_GT(rdb_->child(), 0);
+  EXPECT_EQ(run({"FLUSHALL"}), "+OK");
+  EXPECT_EQ(rdb_->child(), 0);
+  EXPECT_EQ(info("rdb_bgsave_in_progress"), "0");
+  EXPECT_EQ(info("rdb_last_bgsave_status"), "ok");
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    EXPECT_NE(e.path().filename().string().rfind("temp-", 0), 0u) << e.path();
+  }
+}
+
+TEST_F(RdbChildrenTest, ReplicationFieldsAreSavedAndRestored) {
+  rdb_->attach();
+  run({"SET", "a", "1"});
+  // Nothing to record (a master without a backlog): no fields.
+  EXPECT_EQ(run({"SAVE"}), "+OK");
+  for (const auto& [k, v] : saved_aux()) EXPECT_NE(k.rfind("repl-", 0), 0u) << k;
+  fresh();
+  ASSERT_TRUE(rdb_->load_at_startup());
+  EXPECT_FALSE(rdb_->loaded_repl_info());
+
+  const std::string id(40, 'a');
+  fake_.save_info = cmd::ReplSaveInfo{3, id, 123456};
+  rdb_->attach();
+  EXPECT_EQ(run({"SAVE"}), "+OK");
+  auto aux = saved_aux();
+  auto has = [&](std::string_view k, std::string_view v) {
+    for (const auto& [ak, av] : aux) {
+      if (ak == k) return av == v;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("repl-stream-db", "3"));
+  EXPECT_TRUE(has("repl-id", id));
+  EXPECT_TRUE(has("repl-offset", "123456"));
+  // BGSAVE's child writes them too.
+  fake_.save_info->offset = 777;
+  EXPECT_EQ(run({"BGSAVE"}), "+Background saving started");
+  ASSERT_TRUE(rdb_->wait_child());
+  aux = saved_aux();
+  EXPECT_TRUE(has("repl-offset", "777"));
+  fresh();
+  ASSERT_TRUE(rdb_->load_at_startup());
+  ASSERT_TRUE(rdb_->loaded_repl_info());
+  EXPECT_EQ(rdb_->loaded_repl_info()->stream_db, 3);
+  EXPECT_EQ(rdb_->loaded_repl_info()->replid, id);
+  EXPECT_EQ(rdb_->loaded_repl_info()->offset, 777);
 }
 
 }  // namespace

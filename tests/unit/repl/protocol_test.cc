@@ -4,10 +4,12 @@
 // sockets: tests/integration/test_replication_master.py.)
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "commands/command_harness.h"
 #include "repl/encode.h"
+#include "streamd/commands/core/snapshots.h"
 #include "streamd/repl/master.h"
 
 namespace streamd::repl {
@@ -163,6 +165,67 @@ TEST_F(ReplicationProtocolTest, PingsAndTimeoutsFollowTheClock) {
   h_.Advance(51000);
   h_.Cron();
   EXPECT_TRUE(killed);
+}
+
+// A BGSAVE's child running (or an AOF rewrite's): what the master sees of snapshots.
+class BusySnapshots final : public cmd::Snapshots {
+ public:
+  bool busy = true;
+  bool save() override { return false; }
+  BgsaveStart bgsave(bool, bool) override { return BgsaveStart::kFailed; }
+  bool bgsave_in_progress() const override { return busy; }
+  int64_t lastsave() const override { return 0; }
+  cmd::SnapshotInfo info() const override { return {}; }
+  std::string write_error() const override { return {}; }
+  void cron(int64_t) override {}
+  bool shutdown_save(ShutdownSave) override { return true; }
+  Reload reload(bool, bool) override { return Reload::kOk; }
+};
+
+TEST_F(ReplicationProtocolTest, AFullSyncWaitsForAnotherChild) {
+  BusySnapshots snap;
+  h_.server().set_snapshots(&snap);
+  bool killed = false;
+  h_.session(kReplica).kill = [&] { killed = true; };
+  EXPECT_EQ(h_.RunRaw({"PSYNC", "?", "-1"}, resp::Protocol::kResp2, kReplica), "");
+  h_.Advance(10000);  // past repl-diskless-sync-delay
+  h_.Cron();
+  // One fork at a time: no snapshot was attempted (this harness session has no socket, so an
+  // attempt would have closed the replica).
+  EXPECT_FALSE(killed);
+  EXPECT_FALSE(master_.sync_child_active());
+  EXPECT_EQ(master_.replicas()[0].state, ReplicaState::kWaitBgsaveStart);
+  snap.busy = false;
+  h_.Cron();
+  EXPECT_TRUE(killed);  // attempted now
+  h_.server().set_snapshots(nullptr);
+}
+
+TEST_F(ReplicationProtocolTest, AHistoryRestoredFromAnRdbContinuesUnderReplid2) {
+  EXPECT_FALSE(master_.rdb_save_info());  // no backlog: nothing for a file to record
+  const std::string saved(40, 'b');
+  master_.restore_rdb_info({2, saved, 500});
+  EXPECT_EQ(master_.identity().replid2, saved);
+  EXPECT_EQ(master_.identity().second_offset, 501);
+  EXPECT_EQ(master_.offset(), 500);
+  EXPECT_NE(master_.identity().replid, saved);
+  EXPECT_NE(info().find("master_repl_offset:500\r\nsecond_repl_offset:501"), std::string::npos)
+      << info();
+  std::optional<cmd::ReplSaveInfo> si = master_.rdb_save_info();
+  ASSERT_TRUE(si);
+  EXPECT_EQ(si->replid, master_.identity().replid);
+  EXPECT_EQ(si->offset, 500);
+  EXPECT_EQ(si->stream_db, 0);  // nothing propagated yet: the next unit names its database
+  // A replica of the saved history continues with the next byte.
+  EXPECT_EQ(
+      h_.RunRaw({"REPLCONF", "capa", "eof", "capa", "psync2"}, resp::Protocol::kResp2, kReplica),
+      "+OK\r\n");
+  EXPECT_EQ(h_.RunRaw({"PSYNC", saved, "501"}, resp::Protocol::kResp2, kReplica),
+            "+CONTINUE " + master_.identity().replid + "\r\n");
+  h_.Run({"SELECT", "4"});
+  h_.Run({"SET", "a", "1"});
+  EXPECT_EQ(master_.rdb_save_info()->stream_db, 4);
+  EXPECT_EQ(replica_out_, enc({"SELECT", "4"}) + enc({"SET", "a", "1"}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands/command_harness.h"
+#include "repl/fake_replication.h"
 #include "streamd/commands/core/replication.h"
 #include "streamd/config/config.h"
 
@@ -37,55 +38,18 @@ TEST(ReplicaConfig, ReplicaofLineFlagAndGet) {
   EXPECT_TRUE(cfg.load_text("replicaof onlyhost\n"));
 }
 
-// A replica's replication state without a network: what dispatch asks.
-class FakeReplica final : public cmd::Replication {
- public:
-  bool read_only = true;
-  bool stale = false;
-  bool feeding() const override { return false; }
-  void feed(const cmd::PropagationBatch&) override {}
-  int64_t offset() const override { return 0; }
-  cmd::ReplicationInfo info() const override {
-    cmd::ReplicationInfo i;
-    i.role = "slave";
-    i.master_host = "10.0.0.1";
-    i.master_port = 6380;
-    i.link_state = "connected";
-    i.link_offset = 1234;
-    return i;
-  }
-  void replconf_listening_port(cmd::Session&, int64_t) override {}
-  void replconf_ip_address(cmd::Session&, std::string_view) override {}
-  void replconf_capa(cmd::Session&, std::string_view) override {}
-  void replconf_ack(cmd::Session&, int64_t) override {}
-  cmd::SyncStart sync(cmd::Session&, bool, std::string_view, int64_t) override { return {}; }
-  void sync_replied(cmd::Session&) override {}
-  bool enough_good_replicas() const override { return true; }
-  int64_t replicas_acked(int64_t) const override { return 0; }
-  void request_acks() override {}
-  void session_closed(cmd::Session&) override {}
-  void cron(int64_t) override {}
-  bool is_replica() const override { return true; }
-  bool refuses_writes() const override { return read_only; }
-  bool refuses_stale() const override { return stale; }
-  std::string replicaof(std::string_view host, int port) override {
-    last = std::string(host) + ":" + std::to_string(port);
-    return "OK";
-  }
-  std::string last;
-};
-
 class ReplicaDispatch : public ::testing::Test {
  protected:
   static constexpr int kMaster = 1;
   ReplicaDispatch() {
     h_.config().set("appendonly", "no");
+    fake_.replica = true;
     h_.server().set_replication(&fake_);
     h_.session(kMaster).master = true;
   }
   ~ReplicaDispatch() override { h_.server().set_replication(nullptr); }
   test::CommandHarness h_;
-  FakeReplica fake_;
+  test::FakeReplication fake_;  // a replica (set in the constructor)
 };
 
 TEST_F(ReplicaDispatch, WritesAreReadOnlyExceptFromTheMaster) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,6 +58,15 @@ struct ReplicationInfo {
   int64_t backlog_size = 1048576;
   int64_t backlog_first_byte_offset = 0;
   int64_t backlog_histlen = 0;
+};
+
+// The replication fields a saved RDB carries (AUX repl-stream-db, repl-id, repl-offset, as
+// Redis writes them), so that a server restarted from the file continues its history with a
+// partial resync: the database its stream has selected, the history's id and its offset.
+struct ReplSaveInfo {
+  int stream_db = 0;
+  std::string replid;
+  int64_t offset = 0;
 };
 
 // What SYNC / PSYNC start (commands/repl/ renders it).
@@ -122,6 +132,19 @@ class Replication {
     (void)port;
     return "OK";
   }
+
+  // Whether a forked child is writing a full sync's snapshot. Redis counts it as an RDB child:
+  // while it runs, SAVE and BGSAVE answer "Background save already in progress", INFO shows
+  // rdb_bgsave_in_progress:1, save rules and AOF rewrites wait (one fork at a time).
+  virtual bool sync_child_active() const { return false; }
+
+  // What a SAVE / BGSAVE / SHUTDOWN file records of replication, as Redis decides it: a master
+  // with a backlog, or a replica that has a history (linked or not); nothing otherwise.
+  virtual std::optional<ReplSaveInfo> rdb_save_info() const { return std::nullopt; }
+  // Startup loaded an RDB carrying those fields: a replica continues that history (its first
+  // PSYNC asks for offset + 1, its master's stream resumes in `stream_db`); a master keeps it
+  // as replid2 up to offset + 1 with a backlog from there, so its replicas can continue.
+  virtual void restore_rdb_info(const ReplSaveInfo& info) { (void)info; }
 
   // A session is going away (its connection closed): forget it if it was a replica.
   virtual void session_closed(Session& s) = 0;

@@ -40,6 +40,7 @@ class Snapshots {
   // is refused, or with `schedule` (BGSAVE SCHEDULE) postponed to the cron; inside EXEC it is
   // always postponed (forking there would snapshot a transaction half applied).
   virtual BgsaveStart bgsave(bool schedule, bool in_exec) = 0;
+  // An RDB child runs: this BGSAVE's, or a full sync's (Replication::sync_child_active).
   virtual bool bgsave_in_progress() const = 0;
   // LASTSAVE: Unix seconds of the last successful save (startup time before the first).
   virtual int64_t lastsave() const = 0;
@@ -56,6 +57,10 @@ class Snapshots {
   // NOFLUSH) and loads the file back; a load into a keyspace that is not empty fails.
   enum class Reload { kOk, kSaveFailed, kLoadFailed };
   virtual Reload reload(bool save, bool flush) = 0;
+  // FLUSHALL has emptied every database: a running BGSAVE is killed (it would write the old
+  // data) and, when save rules are set, an empty file is saved in the event loop, as Redis does
+  // (LASTSAVE moves, rdb_saves does not). True when it saved: the flush then counts no change.
+  virtual bool flushed_all() { return false; }
 };
 
 }  // namespace streamd::cmd
