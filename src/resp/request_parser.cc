@@ -43,6 +43,36 @@ bool parse_length(std::string_view s, long long& out) {
   return true;
 }
 
+// A header at `pos` (its type byte, then digits, then '\r' and one more byte) read in one pass,
+// for what clients send: a well-formed non-negative number of at most 18 digits, all of it
+// buffered. Sets `n` and `next` (the offset after the header) and returns true; anything else (a
+// sign, a leading zero, a NUL or another byte, a line not all here) returns false and the general
+// path (scan_line, parse_length) decides, with the same outcome for what this accepts.
+bool quick_header(std::string_view in, std::size_t pos, long long& n, std::size_t& next) {
+  const std::size_t size = in.size();
+  std::size_t i = pos + 1;
+  if (i >= size) return false;
+  if (in[i] == '0') {
+    if (i + 2 >= size || in[i + 1] != '\r') return false;
+    n = 0;
+    next = i + 3;
+    return true;
+  }
+  const std::size_t end = std::min(size, i + 18);
+  long long v = 0;
+  std::size_t start = i;
+  while (i < end) {
+    unsigned d = static_cast<unsigned char>(in[i]) - static_cast<unsigned>('0');
+    if (d > 9) break;
+    v = v * 10 + static_cast<long long>(d);
+    ++i;
+  }
+  if (i == start || i + 1 >= size || in[i] != '\r') return false;
+  n = v;
+  next = i + 2;
+  return true;
+}
+
 }  // namespace
 
 void RequestParser::reset() {
@@ -130,7 +160,17 @@ RequestParser::Status RequestParser::parse_inline(std::string_view input, std::s
 
 RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std::size_t& consumed,
                                                      std::vector<std::string_view>& args) {
-  if (mb_expected_ < 0) {
+  long long quick_n = 0;
+  std::size_t quick_next = 0;
+  if (mb_expected_ < 0 && quick_header(input, 0, quick_n, quick_next) && quick_n > 0 &&
+      static_cast<unsigned long long>(quick_n) <= limits_.max_multibulk_len &&
+      !(limits_.unauthenticated && quick_n > kUnauthMaxMultibulkLen)) {
+    scan_pos_ = 0;
+    mb_expected_ = quick_n;
+    mb_bulk_len_ = -1;
+    mb_pos_ = quick_next;
+    mb_args_.clear();
+  } else if (mb_expected_ < 0) {
     std::size_t cr = 0;
     switch (scan_line(input, 0, '\r', cr)) {
       case LineScan::kTooBig:
@@ -173,7 +213,14 @@ RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std
   };
 
   while (static_cast<long long>(args.size()) < mb_expected_) {
-    if (mb_bulk_len_ < 0) {
+    if (mb_bulk_len_ < 0 && input.size() > mb_pos_ && input[mb_pos_] == '$' &&
+        quick_header(input, mb_pos_, quick_n, quick_next) &&
+        static_cast<unsigned long long>(quick_n) <= limits_.max_bulk_len &&
+        !(limits_.unauthenticated && quick_n > kUnauthMaxBulkLen)) {
+      scan_pos_ = 0;
+      mb_bulk_len_ = quick_n;
+      mb_pos_ = quick_next;
+    } else if (mb_bulk_len_ < 0) {
       std::size_t cr = 0;
       switch (scan_line(input, mb_pos_, '\r', cr)) {
         case LineScan::kTooBig:
