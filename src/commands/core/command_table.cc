@@ -45,6 +45,7 @@ void CommandTable::index() {
     longest_name_ = std::max(longest_name_, commands_[i].name.size());
   }
   std::sort(by_name_.begin(), by_name_.end());
+  index_slots();
 }
 
 namespace {
@@ -55,10 +56,30 @@ char lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
 }
 
+// FNV-1a, one step per (lowered) byte.
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+uint64_t hash_step(uint64_t h, char c) {
+  return (h ^ static_cast<unsigned char>(c)) * kFnvPrime;
+}
+
 }  // namespace
 
+void CommandTable::index_slots() {
+  std::size_t n = 16;
+  while (n < 4 * by_name_.size()) n *= 2;
+  slots_.assign(n, 0);
+  for (std::size_t i = 0; i < by_name_.size(); ++i) {
+    uint64_t h = kFnvOffset;
+    for (char c : by_name_[i].first) h = hash_step(h, c);
+    std::size_t at = static_cast<std::size_t>(h) & (n - 1);
+    while (slots_[at] != 0) at = (at + 1) & (n - 1);
+    slots_[at] = static_cast<uint32_t>(i + 1);
+  }
+}
+
 const CommandSpec* CommandTable::find(std::string_view name) const {
-  if (name.size() > longest_name_) return nullptr;
+  if (name.size() > longest_name_ || slots_.empty()) return nullptr;
   char buf[kShortName];
   std::string long_name;
   char* out = buf;
@@ -66,12 +87,18 @@ const CommandSpec* CommandTable::find(std::string_view name) const {
     long_name.resize(name.size());
     out = long_name.data();
   }
-  for (std::size_t i = 0; i < name.size(); ++i) out[i] = lower(name[i]);
+  uint64_t h = kFnvOffset;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    out[i] = lower(name[i]);
+    h = hash_step(h, out[i]);
+  }
   std::string_view key(out, name.size());
-  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), key,
-                             [](const auto& p, std::string_view k) { return p.first < k; });
-  if (it == by_name_.end() || it->first != key) return nullptr;
-  return &commands_[it->second];
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t at = static_cast<std::size_t>(h) & mask; slots_[at] != 0; at = (at + 1) & mask) {
+    const auto& [n, row] = by_name_[slots_[at] - 1];
+    if (n == key) return &commands_[row];
+  }
+  return nullptr;
 }
 
 CommandTable::RenameResult CommandTable::rename(std::string_view from, std::string_view to) {
@@ -89,6 +116,7 @@ CommandTable::RenameResult CommandTable::rename(std::string_view from, std::stri
   if (it == by_name_.end() || it->first != old_key) return RenameResult::kNoSuchCommand;
   const std::size_t row = it->second;
   by_name_.erase(it);
+  index_slots();
   if (to.empty()) return RenameResult::kOk;
   // As in Redis the old name is gone even when the new one is taken (startup stops then).
   std::string new_key = lowered(to);
@@ -96,6 +124,7 @@ CommandTable::RenameResult CommandTable::rename(std::string_view from, std::stri
   if (pos != by_name_.end() && pos->first == new_key) return RenameResult::kTargetExists;
   longest_name_ = std::max(longest_name_, new_key.size());
   by_name_.insert(pos, {std::move(new_key), row});
+  index_slots();
   return RenameResult::kOk;
 }
 

@@ -118,9 +118,14 @@ class CommandTable {
  private:
   CommandTable() = default;
   void index();
+  void index_slots();
   std::vector<CommandSpec> commands_;
-  std::vector<std::pair<std::string, std::size_t>> by_name_;  // sorted, for binary search
-  std::size_t longest_name_ = 0;                              // no longer name can be found
+  std::vector<std::pair<std::string, std::size_t>> by_name_;  // sorted (rename's binary search)
+  // Open addressing over by_name_ (index + 1, 0 = empty; a power of two, at most a quarter
+  // full), rebuilt whenever by_name_ changes: find() hashes the lowered name once, where a binary
+  // search compared strings eight times (every command line is looked up).
+  std::vector<uint32_t> slots_;
+  std::size_t longest_name_ = 0;  // no longer name can be found
 };
 
 // Key positions (first, last, step) of a plain row.
