@@ -149,7 +149,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     }
     ++st.total_error_replies;
     ++st.errors[std::string(w.last_error_code())];
-    if (spec) ++st.commands[spec->full_name].rejected_calls;
+    if (spec) ++st.commands.of(spec->full_name).rejected_calls;
   };
 
   DispatchResult result = DispatchResult::kDone;
@@ -247,7 +247,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
   ++st.total_commands;
   ++s.commands;
   s.last_command = spec.full_name;
-  CommandStats& cs = st.commands[spec.full_name];
+  CommandStats& cs = st.commands.of(spec.full_name);
   ++cs.calls;
   cs.usec += static_cast<uint64_t>(dur);
   st.eventloop_cmd_us += static_cast<uint64_t>(dur);

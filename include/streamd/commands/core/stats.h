@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "streamd/commands/core/latency.h"
@@ -21,6 +22,52 @@ struct CommandStats {
   // The command's latency histogram (LATENCY HISTOGRAM, INFO latencystats): created on the first
   // call recorded while latency-tracking is on, dropped by CONFIG RESETSTAT.
   std::unique_ptr<LatencyHistogram> histogram;
+};
+
+// The per-command statistics, keyed by full command name ("xgroup|create"), sorted as INFO lists
+// them: a std::map with a small cache in front for the dispatcher, which counts every command it
+// runs through of(). The cache is keyed by the address of the name (a CommandSpec's own
+// full_name: the process-wide table's rows never move once registered), so a hit costs no string
+// comparison; erase() and clear() forget it, so it never points at a freed node.
+class CommandStatsTable {
+ public:
+  using Map = std::map<std::string, CommandStats, std::less<>>;
+
+  CommandStats& of(const std::string& full_name) {
+    Slot& c = cache_[(reinterpret_cast<uintptr_t>(&full_name) >> 4) % kSlots];
+    if (c.name != &full_name) c = {&full_name, &map_[full_name]};
+    return *c.stats;
+  }
+
+  CommandStats& operator[](const std::string& name) { return map_[name]; }
+  Map::const_iterator find(std::string_view name) const { return map_.find(name); }
+  std::size_t count(std::string_view name) const { return map_.find(name) != map_.end(); }
+  std::size_t size() const { return map_.size(); }
+  bool empty() const { return map_.empty(); }
+  Map::iterator begin() { return map_.begin(); }
+  Map::iterator end() { return map_.end(); }
+  Map::const_iterator begin() const { return map_.begin(); }
+  Map::const_iterator end() const { return map_.end(); }
+  void erase(std::string_view name) {
+    if (auto it = map_.find(name); it != map_.end()) map_.erase(it);
+    forget();
+  }
+  void clear() {
+    map_.clear();
+    forget();
+  }
+
+ private:
+  struct Slot {
+    const std::string* name = nullptr;
+    CommandStats* stats = nullptr;
+  };
+  static constexpr std::size_t kSlots = 64;
+  void forget() {
+    for (Slot& c : cache_) c = {};
+  }
+  Map map_;
+  Slot cache_[kSlots];
 };
 
 struct SlowlogEntry {
@@ -62,8 +109,7 @@ struct Stats {
   // AUTH / HELLO AUTH attempts refused (acl_access_denied_auth). streamd has only the default
   // user and no ACL rules, so no command, key or channel can be denied.
   uint64_t acl_denied_auth = 0;
-  // Keyed by full command name ("xgroup|create"), sorted as INFO lists them.
-  std::map<std::string, CommandStats> commands;
+  CommandStatsTable commands;
   std::map<std::string, uint64_t> errors;  // error code ("ERR", "WRONGTYPE") → count
 
   // The instantaneous_* rates: cron samples the counters (Redis keeps 16 samples, one per
