@@ -3,21 +3,19 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace streamd::resp {
 
-namespace {
-void append_number(std::string& out, long long v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-}  // namespace
-
 void ReplyWriter::header(char type, long long n) {
-  out_->push_back(type);
-  append_number(*out_, n);
-  out_->append("\r\n", 2);
+  // One append of the whole header: pipelined replies are mostly headers and short bulks, and
+  // each append checks the capacity again.
+  char buf[32];
+  buf[0] = type;
+  char* end = std::to_chars(buf + 1, buf + sizeof buf - 2, n).ptr;
+  end[0] = '\r';
+  end[1] = '\n';
+  out_->append(buf, static_cast<std::size_t>(end + 2 - buf));
 }
 
 void ReplyWriter::simple(std::string_view s) {
@@ -44,9 +42,25 @@ void ReplyWriter::integer(long long v) {
 }
 
 void ReplyWriter::bulk(std::string_view s) {
-  header('$', static_cast<long long>(s.size()));
-  out_->append(s);
-  out_->append("\r\n", 2);
+  // Header, payload and CRLF sized at once, then copied in: one capacity check instead of three.
+  char head[24];
+  head[0] = '$';
+  char* hend = std::to_chars(head + 1, head + sizeof head - 2, s.size()).ptr;
+  hend[0] = '\r';
+  hend[1] = '\n';
+  const std::size_t hn = static_cast<std::size_t>(hend + 2 - head);
+  const std::size_t at = out_->size();
+  if (s.data() >= out_->data() && s.data() < out_->data() + at) {
+    // A view into this very buffer (resize could move it): copied out first.
+    bulk(std::string(s));
+    return;
+  }
+  out_->resize(at + hn + s.size() + 2);
+  char* p = out_->data() + at;
+  std::memcpy(p, head, hn);
+  if (!s.empty()) std::memcpy(p + hn, s.data(), s.size());
+  p[hn + s.size()] = '\r';
+  p[hn + s.size() + 1] = '\n';
 }
 
 void ReplyWriter::bulk_integer(long long v) {
