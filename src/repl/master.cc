@@ -246,6 +246,13 @@ void ReplicationMaster::replconf_ack(cmd::Session& s, int64_t offset) {
   server_.blocking().signal_ready(cmd::kWaitAckDb, cmd::kWaitAckKey);
 }
 
+void ReplicationMaster::replconf_fack(cmd::Session& s, int64_t aof_offset) {
+  ReplicaLink* r = find(s);
+  if (!r) return;
+  r->aof_offset = std::max(r->aof_offset, aof_offset);
+  server_.blocking().signal_ready(cmd::kWaitAckDb, cmd::kWaitAckKey);
+}
+
 cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_view replid,
                                        int64_t offset) {
   cmd::SyncStart out;
@@ -298,6 +305,14 @@ int64_t ReplicationMaster::replicas_acked(int64_t offset) const {
   int64_t n = 0;
   for (const ReplicaLink& r : replicas_) {
     if (r.state == ReplicaState::kOnline && r.ack_offset >= offset) ++n;
+  }
+  return n;
+}
+
+int64_t ReplicationMaster::replicas_aof_acked(int64_t offset) const {
+  int64_t n = 0;
+  for (const ReplicaLink& r : replicas_) {
+    if (r.state == ReplicaState::kOnline && r.aof_offset >= offset) ++n;
   }
   return n;
 }

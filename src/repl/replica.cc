@@ -328,8 +328,30 @@ void Replica::send_ack() {
   last_ack_ms_ = server_.clock().now_ms();
   if (pre_psync_master_) return;
   send_scratch_.clear();
-  resp::append_command(send_scratch_, {"REPLCONF", "ACK", std::to_string(applied_offset_)});
+  int64_t fsynced = fsynced_offset();
+  if (fsynced < 0) {
+    resp::append_command(send_scratch_, {"REPLCONF", "ACK", std::to_string(applied_offset_)});
+  } else {
+    resp::append_command(send_scratch_, {"REPLCONF", "ACK", std::to_string(applied_offset_), "FACK",
+                                         std::to_string(fsynced)});
+  }
   send(send_scratch_);
+}
+
+int64_t Replica::fsynced_offset() {
+  cmd::Persistence* p = server_.persistence();
+  if (!p || !p->aof_enabled()) {
+    unsynced_.clear();
+    return -1;
+  }
+  uint64_t synced = p->synced_ticket();
+  while (!unsynced_.empty() && unsynced_.front().first <= synced) {
+    fsynced_offset_ = unsynced_.front().second;
+    unsynced_.pop_front();
+  }
+  // Everything written is fsynced: what came since (PINGs, GETACKs) wrote nothing.
+  if (unsynced_.empty()) fsynced_offset_ = applied_offset_;
+  return fsynced_offset_;
 }
 
 void Replica::drop_link(std::string_view why) {
@@ -442,6 +464,8 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   master_.free_backlog();
   master_.create_backlog(true);
   applied_offset_ = offset;
+  unsynced_.clear();
+  fsynced_offset_ = offset;
   cached_history_ = true;
   failures_ = 0;
   load_failures_ = 0;
@@ -491,7 +515,14 @@ void Replica::apply_command(const ReplicaProtocol::Event& ev) {
   }
   // To our own replicas and the backlog (the identity's offset moves with it).
   master_.feed_raw(ev.raw);
-  if (!session_->in_multi) applied_offset_ = master_.identity().offset;
+  if (session_->in_multi) return;
+  applied_offset_ = master_.identity().offset;
+  cmd::Persistence* p = server_.persistence();
+  uint64_t ticket = session_->propagation_ticket;
+  if (p && p->aof_enabled() && ticket != 0 &&
+      (unsynced_.empty() || unsynced_.back().first != ticket)) {
+    unsynced_.emplace_back(ticket, applied_offset_);
+  }
 }
 
 void Replica::create_master_session() {

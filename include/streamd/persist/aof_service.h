@@ -90,6 +90,7 @@ class AofService final : public cmd::Persistence {
   RewriteStart start_rewrite(bool schedule_only) override;
   bool fsync_through(uint64_t ticket) override;
   bool aof_enabled() const override { return opts_.enabled; }
+  uint64_t synced_ticket() const override { return opts_.enabled ? writer_.synced_seq() : 0; }
   cmd::PersistenceInfo info() const override;
   bool shutdown_flush() override;
 

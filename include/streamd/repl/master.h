@@ -59,6 +59,7 @@ struct ReplicaLink {
   bool capa_eof = false;     // REPLCONF capa eof: takes the diskless $EOF: framing
   bool capa_psync2 = false;  // REPLCONF capa psync2
   int64_t ack_offset = 0;    // REPLCONF ACK
+  int64_t aof_offset = 0;    // REPLCONF ACK ... FACK: its AOF is fsynced up to here
   int64_t ack_time_ms = 0;   // when it last acknowledged (or attached)
   int64_t psync_offset = 0;  // PSYNC ... +CONTINUE: the first byte it lacks
   bool sent_sync = false;    // old SYNC: the snapshot comes without a +FULLRESYNC line
@@ -87,10 +88,12 @@ class ReplicationMaster final : public cmd::Replication {
   void replconf_ip_address(cmd::Session& s, std::string_view ip) override;
   void replconf_capa(cmd::Session& s, std::string_view capa) override;
   void replconf_ack(cmd::Session& s, int64_t offset) override;
+  void replconf_fack(cmd::Session& s, int64_t aof_offset) override;
   cmd::SyncStart sync(cmd::Session& s, bool psync, std::string_view replid,
                       int64_t offset) override;
   void sync_replied(cmd::Session& s) override;
   int64_t replicas_acked(int64_t offset) const override;
+  int64_t replicas_aof_acked(int64_t offset) const override;
   bool enough_good_replicas() const override;
   void request_acks() override;
   bool is_replica() const override { return replica_role_; }

@@ -3,7 +3,8 @@
 // into a fresh keyspace and swaps it in only once the whole payload parsed, then applies the
 // command stream as the master client (a session flagged `master`: CLIENT LIST flags=M, replies
 // discarded) through cmd::Dispatcher, as the AOF loader replays a file. It acknowledges its
-// offset (REPLCONF ACK) every second and on REPLCONF GETACK, and forwards the raw bytes it applied
+// offset (REPLCONF ACK, with FACK <offset fsynced to the AOF> when appendonly is on, as Redis
+// 7.2+) every second and on REPLCONF GETACK, and forwards the raw bytes it applied
 // to its own replicas (ReplicationMaster::feed_raw), so chained replicas see the master's stream.
 //
 // Offsets are Redis's: every applied command's RESP bytes (PING and REPLCONF GETACK included)
@@ -21,6 +22,7 @@
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,6 +89,8 @@ class Replica {
   void send(std::string_view bytes);
   void write_more();
   void send_ack();
+  // The stream offset up to which what this replica applied is fsynced to its AOF (-1: no AOF).
+  int64_t fsynced_offset();
   // Closes the link (an error, a timeout, CLIENT KILL); a replica tries again within a second.
   void drop_link(std::string_view why);
   void process();
@@ -124,6 +128,10 @@ class Replica {
   int64_t down_since_ms_ = 0;      // when an established link went down (0 = never up)
   int64_t applied_offset_ = 0;     // the offset ACKs name
   bool pre_psync_master_ = false;  // the link synced with SYNC: no ACKs
+  // FACK (WAITAOF on the master): the AOF tickets of applied units not known fsynced yet, each
+  // with the stream offset right after it, oldest first; and the offset the last FACK named.
+  std::deque<std::pair<uint64_t, int64_t>> unsynced_;
+  int64_t fsynced_offset_ = 0;
 
   uint64_t gen_ = 0;  // bumped on every drop: handlers of an older link do nothing
   std::unique_ptr<asio::ip::tcp::resolver> resolver_;

@@ -1,4 +1,4 @@
-// ROLE, REPLCONF, PSYNC, SYNC, WAIT, and INFO replication's data. Replies as redis-server
+// ROLE, REPLCONF, PSYNC, SYNC, WAIT, WAITAOF, and INFO replication's data. Replies as redis-server
 // 7.0.15's (tests/differential/scripts/replication.txt; the protocol itself in
 // tests/integration/test_replication_master.py with a raw-socket replica).
 #include "streamd/commands/repl/commands.h"
@@ -73,7 +73,12 @@ void replconf(Context& ctx) {
     } else if (iequals(opt, "ack")) {
       // Only an attached replica's ACK counts; a malformed one is ignored. Never answered.
       auto offset = parse_int(value);
-      if (ctx.session.replica && offset && repl) repl->replconf_ack(ctx.session, *offset);
+      if (!ctx.session.replica || !offset || !repl) return;
+      repl->replconf_ack(ctx.session, *offset);
+      // Redis 7.2+: ACK <offset> FACK <aof offset>.
+      if (j + 3 < ctx.argc() && iequals(ctx.arg(j + 2), "fack")) {
+        if (auto aof = parse_int(ctx.arg(j + 3))) repl->replconf_fack(ctx.session, *aof);
+      }
       return;
     } else if (iequals(opt, "getack")) {
       // A master's own replicas never ask it; the replica side answers its master's GETACK.
@@ -118,9 +123,30 @@ void sync(Context& ctx) {
   sync_common(ctx, false);
 }
 
+// WAIT and WAITAOF: the deadline of a wait of `timeout_ms` (0 = none), kept across re-runs.
+int64_t ack_deadline(const Context& ctx, long long timeout_ms) {
+  return ctx.rerun_deadline_ms >= 0 ? ctx.rerun_deadline_ms
+         : timeout_ms > 0           ? ctx.now_ms + timeout_ms
+                                    : 0;
+}
+
+// Whether a wait that is not satisfied yet may block: not inside MULTI, not past its deadline.
+bool may_wait(const Context& ctx, int64_t deadline) {
+  return ctx.may_block() && !(deadline > 0 && ctx.now_ms >= deadline);
+}
+
+// Blocks on the acks' pseudo-key: the command re-runs on every REPLCONF ACK and at the deadline
+// (where it answers its counts: the registry's own timeout reply is a null).
+void block_for_acks(Context& ctx, Replication& repl, int64_t deadline) {
+  std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
+  ctx.block({{kWaitAckDb, std::string(kWaitAckKey)}}, deadline, std::move(rerun));
+  ctx.block_wake_ms = deadline;
+  repl.request_acks();
+}
+
 // WAIT numreplicas timeout: the number of replicas whose acknowledged offset covers this
-// client's last write. Blocks (on the acks' pseudo-key: re-run on every ACK and at the deadline)
-// until numreplicas have it or the timeout passes; inside MULTI it answers at once, as Redis.
+// client's last write. Blocks until numreplicas have it or the timeout passes; inside MULTI it
+// answers at once, as Redis.
 void wait_cmd(Context& ctx) {
   auto replicas = parse_int(ctx.arg(1));
   if (!replicas) return ctx.reply.error(errors::kNotInteger);
@@ -129,18 +155,36 @@ void wait_cmd(Context& ctx) {
   if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
   Replication* repl = ctx.server.replication();
   int64_t acked = repl ? repl->replicas_acked(ctx.session.repl_offset) : 0;
-  int64_t deadline = ctx.rerun_deadline_ms >= 0 ? ctx.rerun_deadline_ms
-                     : *timeout > 0             ? ctx.now_ms + *timeout
-                                                : 0;
-  bool timed_out = deadline > 0 && ctx.now_ms >= deadline;
-  if (acked >= *replicas || !ctx.may_block() || timed_out || !repl) {
-    return ctx.reply.integer(acked);
-  }
-  std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
-  ctx.block({{kWaitAckDb, std::string(kWaitAckKey)}}, deadline, std::move(rerun));
-  // The re-run at the deadline answers the count (the registry's own timeout reply is a null).
-  ctx.block_wake_ms = deadline;
-  repl->request_acks();
+  int64_t deadline = ack_deadline(ctx, *timeout);
+  if (acked >= *replicas || !repl || !may_wait(ctx, deadline)) return ctx.reply.integer(acked);
+  block_for_acks(ctx, *repl, deadline);
+}
+
+// WAITAOF numlocal numreplicas timeout (Redis 7.2+): [1 if this client's writes are fsynced to
+// the local AOF, the number of replicas whose AOF is fsynced past them (REPLCONF ACK ... FACK)].
+// The local part fsyncs now if needed (Redis waits for its background fsync); blocks like WAIT
+// until both counts are reached or the timeout passes.
+void waitaof(Context& ctx) {
+  auto numlocal = parse_int(ctx.arg(1));
+  auto numreplicas = parse_int(ctx.arg(2));
+  if (!numlocal || !numreplicas) return ctx.reply.error(errors::kNotInteger);
+  auto timeout = parse_int(ctx.arg(3));
+  if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
+  if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
+  Replication* repl = ctx.server.replication();
+  if (repl && repl->is_replica()) return ctx.reply.error(errors::kWaitaofReplica);
+  Persistence* p = ctx.server.persistence();
+  bool enabled = p && p->aof_enabled();
+  if (*numlocal && !enabled) return ctx.reply.error(errors::kWaitaofAppendonlyOff);
+  // Everything this client wrote before WAITAOF: fsynced now if it was not yet.
+  bool local = enabled && p->fsync_through(ctx.session.propagation_ticket);
+  int64_t replicas = repl ? repl->replicas_aof_acked(ctx.session.repl_offset) : 0;
+  int64_t deadline = ack_deadline(ctx, *timeout);
+  bool done = (local || *numlocal <= 0) && replicas >= *numreplicas;
+  if (!done && repl && may_wait(ctx, deadline)) return block_for_acks(ctx, *repl, deadline);
+  ctx.reply.array(2);
+  ctx.reply.integer(local ? 1 : 0);
+  ctx.reply.integer(replicas);
 }
 
 // REPLICAOF host port | NO ONE (and SLAVEOF): follow a master, or become one keeping the data.
@@ -219,6 +263,7 @@ void register_replication_commands(CommandTable& t) {
            "server"});
   }
   t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
+  t.add({"waitaof", 4, kNoScript, "slow connection", 0, 0, 0, waitaof, {}, nullptr, "generic"});
 }
 
 }  // namespace streamd::cmd

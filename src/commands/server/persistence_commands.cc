@@ -1,6 +1,5 @@
-// BGREWRITEAOF, WAITAOF (7.2), SAVE, BGSAVE [SCHEDULE] and LASTSAVE. streamd has no replicas:
-// WAITAOF answers at once with the local count and 0 replicas instead of waiting out its timeout
-// for replicas that cannot exist. The RDB commands talk to cmd::Snapshots (persist/rdb_service.h).
+// BGREWRITEAOF, SAVE, BGSAVE [SCHEDULE] and LASTSAVE (WAITAOF is with WAIT, in commands/repl/).
+// The RDB commands talk to cmd::Snapshots (persist/rdb_service.h).
 #include "streamd/commands/server/persistence_commands.h"
 
 #include "streamd/commands/core/args.h"
@@ -32,35 +31,6 @@ void bgrewriteaof(Context& ctx) {
       ctx.reply.error(errors::kAofRewriteFailed);
       break;
   }
-}
-
-void waitaof(Context& ctx) {
-  auto numlocal = parse_int(ctx.arg(1));
-  auto numreplicas = parse_int(ctx.arg(2));
-  if (!numlocal || !numreplicas) {
-    ctx.reply.error(errors::kNotInteger);
-    return;
-  }
-  auto timeout = parse_int(ctx.arg(3));
-  if (!timeout) {
-    ctx.reply.error(errors::kTimeoutNotInteger);
-    return;
-  }
-  if (*timeout < 0) {
-    ctx.reply.error(errors::kTimeoutNegative);
-    return;
-  }
-  Persistence* p = ctx.server.persistence();
-  bool enabled = p && p->aof_enabled();
-  if (*numlocal && !enabled) {
-    ctx.reply.error(errors::kWaitaofAppendonlyOff);
-    return;
-  }
-  // Everything this client wrote before WAITAOF: fsynced now if it was not yet.
-  bool local = enabled && p->fsync_through(ctx.session.propagation_ticket);
-  ctx.reply.array(2);
-  ctx.reply.integer(local ? 1 : 0);
-  ctx.reply.integer(0);
 }
 
 void save(Context& ctx) {
@@ -160,7 +130,6 @@ void register_persistence_commands(CommandTable& t) {
          {},
          nullptr,
          "server"});
-  t.add({"waitaof", 4, kNoScript, "slow connection", 0, 0, 0, waitaof, {}, nullptr, "generic"});
 }
 
 }  // namespace streamd::cmd

@@ -136,6 +136,48 @@ TEST_F(ReplicationProtocolTest, WaitCountsAcksAndBlocksUntilThem) {
   EXPECT_EQ(woken, ":1\r\n");
 }
 
+TEST_F(ReplicationProtocolTest, WaitaofCountsFsyncedAcks) {
+  master_.create_backlog();
+  attach_continuing(1);
+  h_.Run({"SET", "a", "1"});
+  std::string target = std::to_string(master_.offset());
+  // appendonly no here: numlocal 1 is refused, numlocal 0 counts replicas only.
+  EXPECT_EQ(h_.Run2({"WAITAOF", "1", "0", "0"}),
+            "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n");
+  EXPECT_EQ(h_.Run2({"WAITAOF", "0", "0", "0"}), "*2\r\n:0\r\n:0\r\n");
+  replica_out_.clear();
+  EXPECT_EQ(h_.RunRaw({"WAITAOF", "0", "1", "1000"}), "");
+  EXPECT_EQ(replica_out_, enc({"REPLCONF", "GETACK", "*"}));
+  std::string woken;
+  h_.session().out = &woken;
+  // A plain ACK (a replica without an AOF sends no FACK) counts for WAIT, not for WAITAOF.
+  h_.RunRaw({"REPLCONF", "ACK", target}, resp::Protocol::kResp2, kReplica);
+  h_.dispatcher().after_batch();
+  EXPECT_EQ(woken, "");
+  EXPECT_NE(h_.session().blocked, nullptr);
+  EXPECT_EQ(h_.Run2({"WAIT", "1", "0"}, 3), ":1\r\n");
+  h_.RunRaw({"REPLCONF", "ACK", target, "FACK", target}, resp::Protocol::kResp2, kReplica);
+  h_.dispatcher().after_batch();
+  EXPECT_EQ(woken, "*2\r\n:0\r\n:1\r\n");
+  EXPECT_EQ(h_.session().blocked, nullptr);
+  EXPECT_EQ(std::to_string(master_.replicas()[0].aof_offset), target);
+  // More replicas than there are: the counts at the timeout; inside MULTI at once.
+  woken.clear();
+  EXPECT_EQ(h_.RunRaw({"WAITAOF", "0", "2", "100"}), "");
+  h_.Advance(100);
+  h_.dispatcher().after_batch();
+  EXPECT_EQ(woken, "*2\r\n:0\r\n:1\r\n");
+  EXPECT_EQ(h_.Run2({"MULTI"}, 3), "+OK\r\n");
+  EXPECT_EQ(h_.Run2({"WAITAOF", "0", "2", "0"}, 3), "+QUEUED\r\n");
+  EXPECT_EQ(h_.Run2({"EXEC"}, 3), "*1\r\n*2\r\n:0\r\n:1\r\n");
+  // A replica refuses it.
+  master_.set_replica_role(true);
+  EXPECT_EQ(h_.Run2({"WAITAOF", "0", "0", "0"}),
+            "-ERR WAITAOF cannot be used with replica instances. Please also note that writes to "
+            "replicas are just local and are not propagated.\r\n");
+  master_.set_replica_role(false);
+}
+
 TEST_F(ReplicationProtocolTest, MinReplicasToWrite) {
   ASSERT_EQ(h_.config().set("min-replicas-to-write", "1"), std::nullopt);
   EXPECT_EQ(h_.Run2({"SET", "a", "1"}), "-NOREPLICAS Not enough good replicas to write.\r\n");

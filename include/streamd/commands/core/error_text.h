@@ -271,6 +271,9 @@ inline constexpr std::string_view kAofRewriteFailed =
     "information.";
 inline constexpr std::string_view kWaitaofAppendonlyOff =
     "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
+inline constexpr std::string_view kWaitaofReplica =
+    "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas "
+    "are just local and are not propagated.";
 // "MISCONF Errors writing to the AOF file: No space left on device" (writes refused)
 std::string aof_write_error(std::string_view reason);
 

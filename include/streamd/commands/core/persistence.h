@@ -52,6 +52,9 @@ class Persistence : public PropagationSink {
   virtual bool fsync_through(uint64_t ticket) = 0;
 
   virtual bool aof_enabled() const = 0;
+  // The newest ticket (PropagationSink::append's) whose unit is fsynced; 0 without an AOF. A
+  // replica's FACK is the stream offset of its newest fsynced unit.
+  virtual uint64_t synced_ticket() const { return 0; }
   virtual PersistenceInfo info() const = 0;
 
   // SHUTDOWN / SIGTERM: write and fsync everything, stop background work. Returns false (and

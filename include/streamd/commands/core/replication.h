@@ -105,6 +105,12 @@ class Replication {
   virtual void replconf_capa(Session& s, std::string_view capa) = 0;
   // REPLCONF ACK <offset> from an attached replica (from any other client: ignored).
   virtual void replconf_ack(Session& s, int64_t offset) = 0;
+  // ... FACK <aof offset> after it (Redis 7.2+): how far the replica's AOF is fsynced, in the
+  // stream's offsets (WAITAOF counts it).
+  virtual void replconf_fack(Session& s, int64_t aof_offset) {
+    (void)s;
+    (void)aof_offset;
+  }
   // PSYNC <replid> <offset> (`psync`), or SYNC: attaches `s` as a replica unless refused.
   virtual SyncStart sync(Session& s, bool psync, std::string_view replid, int64_t offset) = 0;
   // After the +CONTINUE line: sends the backlog from the replica's offset, then the stream.
@@ -114,6 +120,11 @@ class Replication {
   virtual bool enough_good_replicas() const = 0;
   // WAIT: how many online replicas acknowledged at least `offset`.
   virtual int64_t replicas_acked(int64_t offset) const = 0;
+  // WAITAOF: how many online replicas reported (FACK) an fsynced AOF up to at least `offset`.
+  virtual int64_t replicas_aof_acked(int64_t offset) const {
+    (void)offset;
+    return 0;
+  }
   // WAIT is about to block: ask the replicas for their offsets (REPLCONF GETACK *), once per
   // stream position.
   virtual void request_acks() = 0;
