@@ -16,18 +16,10 @@ import unittest
 
 from aof_helpers import encode as enc
 from streamd_testlib import runner, servers
+from streamd_testlib.replica import wait_for
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(),
                                     f"streamd binary not found at {servers.streamd_bin()}")
-
-
-def wait_for(pred, timeout=20.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class FakeReplica:
