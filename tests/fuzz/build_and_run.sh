@@ -32,8 +32,12 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
   exit 2
 fi
 # -O1 -gline-tables-only: fast enough to run many inputs a second, and reports keep file:line.
+# Long local campaigns: FUZZ_SANITIZERS=undefined (no ASan: several times the inputs per second)
+# and FUZZ_CXXFLAGS="-O2 -gline-tables-only", in a FUZZ_OUT of their own (CI keeps the defaults).
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER="$cxx" -DSTREAMD_FUZZ=ON -DSTREAMD_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DSTREAMD_FUZZ_SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${FUZZ_CXXFLAGS:--O1 -gline-tables-only}" \
   >/dev/null
 cmake --build "$out" -j"${JOBS:-2}" --target fuzz_request_parser fuzz_commands fuzz_aof_loader \
   fuzz_restore_payload
