@@ -216,6 +216,7 @@ int main(int argc, char** argv) {
                                front_end.relay_to(s, fd, timeout_ms, std::move(done));
                              }});
   replica.set_tls_context(front_end.tls_client_context());
+  replica.set_after_full_sync([&aof] { aof.restart_after_full_sync(); });
   replica.start();
   // A dump.rdb with replication fields: continue that history (a partial resync after restart).
   if (const auto& ri = rdb.loaded_repl_info()) replication.restore_rdb_info(*ri);

@@ -493,6 +493,7 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   spdlog::info("MASTER <-> REPLICA sync: Flushing old data");
   ks.flush_all();
   for (int i = 0; i < ks.databases(); ++i) ks.db(i).swap_contents(fresh.db(i));
+  if (after_full_sync_) after_full_sync_();
   ReplIdentity& id = master_.identity();
   // After SYNC (a master without PSYNC) there is no id to continue: a history of our own, from
   // 0. Such a master takes no REPLCONF ACK (Redis sends it none either).

@@ -29,6 +29,7 @@
 #include <asio/ssl/stream.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,8 @@ class Replica {
   void shutdown();
   // From the server's cron: connection attempts, ACKs, the master's timeout.
   void cron(int64_t now_ms);
+  // Runs once a full sync's snapshot replaced the data (main.cc: the AOF restarts on it).
+  void set_after_full_sync(std::function<void()> hook) { after_full_sync_ = std::move(hook); }
   // The TLS client context for tls-replication yes (null: such a link cannot be made).
   void set_tls_context(asio::ssl::context* ctx) { tls_ctx_ = ctx; }
 
@@ -154,6 +157,7 @@ class Replica {
   // its operations, which may complete after drop_link let it go.
   std::shared_ptr<TlsStream> tls_;
   asio::ssl::context* tls_ctx_ = nullptr;
+  std::function<void()> after_full_sync_;
   std::array<char, 16 * 1024> rbuf_{};
   std::string wqueue_;
   std::string winflight_;
