@@ -10,6 +10,9 @@
   its tls-port.
 - interop with Debian's redis-server 7.0.15 (built with TLS): redis-server as a TLS replica of
   streamd (rdb-version 10), and streamd as a TLS replica of redis-server.
+- a TLS replica that asks for a full sync of ~8 MB and reads nothing is dropped by the relay's
+  repl-timeout (the child, waiting on its pipe, then goes on), and the plain replica sharing the
+  same snapshot gets all of it.
 - a streamd replica without tls-replication cannot use a master's TLS port (the link stays
   down), so the tests above cannot pass over plain TCP by accident.
 
@@ -21,6 +24,8 @@ Skips only when streamd, redis-server or openssl is missing.
 import random
 import re
 import shutil
+import socket
+import ssl
 import tempfile
 import time
 import unittest
@@ -203,6 +208,43 @@ class ReplicationTlsTest(unittest.TestCase):
         # entries-read, so its own replicas keep the full sync's entries-read and lag too (seen
         # with a redis-server replica of the same master): those two are not compared here.
         self.assert_same(master, replica, group_counters=False)
+
+    def test_stuck_tls_replica_is_dropped_and_the_others_sync(self):
+        # A TLS replica that asks for a full sync and then reads nothing: its relay stops
+        # reading the pipe, the child waits on it, and after repl-timeout the master closes that
+        # connection; the plain replica sharing the snapshot then gets all of it.
+        master = self.start("streamd", "--repl-diskless-sync-delay", "3", "--repl-timeout", "2")
+        m = master.redis_py(decode_responses=True)
+        rng = random.Random(7)
+        for _ in range(8):
+            pipe = m.pipeline(transaction=False)
+            for _ in range(5000):
+                pipe.xadd("big", {"p": "%0200x" % rng.getrandbits(800)})
+            pipe.execute()
+        ctx = ssl.create_default_context(cafile=str(self.tmp / "ca.crt"))
+        ctx.load_cert_chain(self.tmp / "client.crt", self.tmp / "client.key")
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.connect(("127.0.0.1", master.tls_port))
+        stuck = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+        self.addCleanup(stuck.close)
+        for cmd in (b"*1\r\n$4\r\nPING\r\n",
+                    b"*5\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$3\r\neof\r\n"
+                    b"$4\r\ncapa\r\n$6\r\npsync2\r\n"):
+            stuck.sendall(cmd)
+            self.assertTrue(stuck.recv(64).startswith(b"+"))
+        stuck.sendall(b"*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n")
+        plain = self.start("streamd", "--replicaof", "127.0.0.1", master.port,
+                           "--repl-timeout", "30")
+        p = plain.redis_py(decode_responses=True)
+        wait_for(lambda: "Disconnecting timedout replica (full sync)" in master.log_text(),
+                 timeout=30, what="the stuck TLS replica dropped")
+        wait_for(lambda: link_up(p), timeout=30, what="plain replica link up")
+        self.assert_same(master, plain)
+        self.assertEqual(p.xlen("big"), 40000)
+        self.assertEqual(m.info("replication")["connected_slaves"], 1)
+        # Both were served by one child (the plain one waited for the stuck pipe to close).
+        self.assertEqual(master.log_text().count("Starting BGSAVE for SYNC"), 1)
 
     def test_plain_replica_cannot_use_the_tls_port(self):
         master = self.start("streamd", "--repl-diskless-sync-delay", "0")
