@@ -208,6 +208,15 @@ int main(int argc, char** argv) {
   replication.start();
   // The replica side (replicaof, REPLICAOF): its link shares the event loop.
   repl::Replica replica(io, server, dispatcher, replication);
+  // TLS: replicas on tls-port get their snapshot through their connection (the child cannot
+  // write into a TLS session), and tls-replication yes makes our own link TLS.
+  replication.set_tls_links({[&front_end](const cmd::Session& s) { return front_end.is_tls(s); },
+                             [&front_end](const cmd::Session& s, int fd, int64_t timeout_ms,
+                                          std::function<void(bool)> done) {
+                               front_end.relay_to(s, fd, timeout_ms, std::move(done));
+                             }});
+  replica.set_tls_context(front_end.tls_client_context());
+  replica.set_after_full_sync([&aof] { aof.restart_after_full_sync(); });
   replica.start();
   // A dump.rdb with replication fields: continue that history (a partial resync after restart).
   if (const auto& ri = rdb.loaded_repl_info()) replication.restore_rdb_info(*ri);

@@ -135,6 +135,9 @@ const Directive kDirectives[] = {
     bool_row("tls-session-caching", "yes").immutable(),
     int_row("tls-session-cache-size", "20480", 0, kIntMax).immutable(),
     int_row("tls-session-cache-timeout", "300", 0, kIntMax).immutable(),
+    // A replica's link to its master goes over TLS (tls-cert-file/-key-file are its client
+    // certificate, tls-ca-cert-file/-dir verify the master's). Read at each connection attempt.
+    bool_row("tls-replication", "no"),
 
     // ---- REST API (Upstash's conventions, streamd's own directives; rest-port 0 = off) ----
     int_row("rest-port", "0", 0, 65535).immutable(),

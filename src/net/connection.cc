@@ -39,10 +39,17 @@ constexpr std::size_t kUnlimitedPauseBytes = 256ull * 1024 * 1024;
 // An output buffer that drains while bigger than this is released instead of kept.
 constexpr std::size_t kKeepOutputCapacity = 64 * 1024;
 
+// What a full sync's relay (relay_from) reads from the snapshot pipe and writes at a time.
+constexpr std::size_t kRelayChunk = 64 * 1024;
+
 }  // namespace
 
 Connection::Connection(FrontEnd& fe, Socket socket, cmd::Session& session, asio::ssl::context* tls)
-    : fe_(fe), socket_(std::move(socket)), session_(&session), wake_(fe.io()) {
+    : fe_(fe),
+      socket_(std::move(socket)),
+      session_(&session),
+      wake_(fe.io()),
+      relay_wake_(fe.io()) {
   if (tls) {
     tls_ = std::make_unique<TlsStream>(socket_, *tls);
     return;
@@ -306,6 +313,57 @@ void Connection::on_wakeup() {
   process_input();
 }
 
+// ---- a full sync's relay (TLS replicas) ----
+
+void Connection::relay_from(int fd, int64_t timeout_ms, std::function<void(bool)> done) {
+  relay_pipe_ = std::make_unique<asio::posix::stream_descriptor>(fe_.io(), fd);
+  if (closing_ || !tls_) {
+    asio::error_code ec;
+    relay_pipe_->close(ec);
+    done(false);
+    return;
+  }
+  asio::co_spawn(fe_.io(), relay_loop(shared_from_this(), timeout_ms, std::move(done)),
+                 asio::detached);
+}
+
+asio::awaitable<void> Connection::relay_loop(std::shared_ptr<Connection> self, int64_t timeout_ms,
+                                             std::function<void(bool)> done) {
+  (void)self;
+  std::string chunk(kRelayChunk, '\0');
+  bool ok = false;
+  while (!closing_) {
+    // Everything produced before (the previous chunk included) goes to the stream first: the
+    // pipe is read only as fast as the replica takes the snapshot.
+    if (write_in_flight_ || !out_.empty()) {
+      relay_parked_ = true;
+      relay_wake_.expires_after(std::chrono::milliseconds(timeout_ms));
+      auto [ec] = co_await relay_wake_.async_wait(kAwait);
+      relay_parked_ = false;
+      if (!ec && !closing_) {
+        spdlog::warn("Disconnecting timedout replica (full sync): {}", describe());
+        close();
+      }
+      continue;
+    }
+    auto [ec, n] = co_await relay_pipe_->async_read_some(asio::buffer(chunk), kAwait);
+    if (closing_) break;
+    if (ec == asio::error::eof) {
+      ok = true;
+      break;
+    }
+    if (ec) {
+      spdlog::warn("Reading the snapshot for replica {}: {}", describe(), ec.message());
+      break;
+    }
+    out_.append(chunk.data(), n);
+    flush();
+  }
+  asio::error_code ignored;
+  if (relay_pipe_) relay_pipe_->close(ignored);
+  done(ok && !closing_);
+}
+
 // ---- output ----
 
 void Connection::flush() {
@@ -437,6 +495,7 @@ void Connection::after_drain() {
   }
   if (wbuf_.capacity() > kKeepOutputCapacity) std::string().swap(wbuf_);
   if (reader_parked_) wake_.cancel();
+  if (relay_parked_) relay_wake_.cancel();
   update_session_counters();
   update_interest();
 }
@@ -512,6 +571,11 @@ void Connection::close() {
     socket_.close(ec);  // completes the TLS reader's pending read or write with an error
   }
   wake_.cancel();
+  relay_wake_.cancel();
+  if (relay_pipe_) {
+    asio::error_code ec;
+    relay_pipe_->close(ec);  // the child sees EPIPE and goes on with its other replicas
+  }
   // A closed client must not be woken for a key any more (its session goes at the next reap).
   if (session_) fe_.server().blocking().forget(*session_);
   fe_.retire(shared_from_this());

@@ -93,6 +93,22 @@ void FrontEnd::after_batch() {
   reap();
 }
 
+bool FrontEnd::is_tls(const cmd::Session& s) const {
+  for (const Connection* c : conns_) {
+    if (c->session_ == &s) return c->tls();
+  }
+  return false;
+}
+
+void FrontEnd::relay_to(const cmd::Session& s, int fd, int64_t timeout_ms,
+                        std::function<void(bool)> done) {
+  for (Connection* c : conns_) {
+    if (c->session_ == &s) return c->relay_from(fd, timeout_ms, std::move(done));
+  }
+  ::close(fd);
+  done(false);
+}
+
 void FrontEnd::retire(std::shared_ptr<Connection> c) {
   retired_.push_back(std::move(c));
 }

@@ -85,6 +85,19 @@ bool FrontEnd::setup_tls() {
   return true;
 }
 
+bool FrontEnd::setup_tls_client() {
+  // tls-replication yes at startup needs the context now (a failure stops startup, as the
+  // server context's does); with only tls-port it is built for a later CONFIG SET, quietly.
+  bool wanted = cfg_.ref<bool>("tls-replication");
+  if (!wanted && settings_.tls_port == 0) return true;
+  std::string error;
+  tls_client_ctx_ = make_tls_client_context(tls_settings_from(cfg_), error);
+  if (tls_client_ctx_ || !wanted) return true;
+  spdlog::warn("{}", error);
+  spdlog::warn("Failed to configure TLS. Check logs for more info.");
+  return false;
+}
+
 bool FrontEnd::listen() {
   if (!poller_.open()) {
     spdlog::warn("Could not create the client event set: {}", std::strerror(errno));
@@ -92,6 +105,7 @@ bool FrontEnd::listen() {
   }
   io_batch_.open(settings_.io_uring);
   if ((settings_.tls_port != 0 || settings_.rest_tls) && !setup_tls()) return false;
+  if (!setup_tls_client()) return false;
   if (settings_.port != 0) {
     for (const std::string& spec : settings_.bind) {
       if (!add_tcp_listener(spec, settings_.port, false)) return false;

@@ -86,6 +86,63 @@ TlsSettings tls_settings_from(const config::Config& cfg) {
   return s;
 }
 
+namespace {
+
+// What the server and the client context share: protocol versions, the key's passphrase, the
+// certificate and key (`need_cert`: both required), the CAs, the ciphers. False with `error`.
+bool configure_common(asio::ssl::context& ctx, const TlsSettings& s, bool need_cert,
+                      std::string& error) {
+  long proto_opts = 0;
+  if (!protocol_options(s.protocols, proto_opts, error)) return false;
+  SSL_CTX* h = ctx.native_handle();
+  long opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
+              proto_opts;
+  if (s.prefer_server_ciphers) opts |= SSL_OP_CIPHER_SERVER_PREFERENCE;
+  SSL_CTX_set_options(h, opts);
+
+  if (!s.key_file_pass.empty()) {
+    std::string pass = s.key_file_pass;
+    ctx.set_password_callback(
+        [pass](std::size_t, asio::ssl::context::password_purpose) { return pass; });
+  }
+  if (need_cert || !s.cert_file.empty() || !s.key_file.empty()) {
+    if (SSL_CTX_use_certificate_chain_file(h, s.cert_file.c_str()) <= 0) {
+      error = "Failed to load certificate: " + s.cert_file + ": " + openssl_error("unknown error");
+      return false;
+    }
+    if (SSL_CTX_use_PrivateKey_file(h, s.key_file.c_str(), SSL_FILETYPE_PEM) <= 0) {
+      error = "Failed to load private key: " + s.key_file + ": " + openssl_error("unknown error");
+      return false;
+    }
+    if (SSL_CTX_check_private_key(h) != 1) {
+      error = "The private key does not match the certificate: " + openssl_error("mismatch");
+      return false;
+    }
+  }
+  if (!s.ca_cert_file.empty() || !s.ca_cert_dir.empty()) {
+    const char* file = s.ca_cert_file.empty() ? nullptr : s.ca_cert_file.c_str();
+    const char* dir = s.ca_cert_dir.empty() ? nullptr : s.ca_cert_dir.c_str();
+    if (SSL_CTX_load_verify_locations(h, file, dir) <= 0) {
+      error =
+          "Failed to configure CA certificate(s) file/directory: " + openssl_error("unknown error");
+      return false;
+    }
+  }
+  if (!s.ciphers.empty() && SSL_CTX_set_cipher_list(h, s.ciphers.c_str()) != 1) {
+    error = "Failed to configure ciphers: " + s.ciphers;
+    ERR_clear_error();
+    return false;
+  }
+  if (!s.ciphersuites.empty() && SSL_CTX_set_ciphersuites(h, s.ciphersuites.c_str()) != 1) {
+    error = "Failed to configure ciphersuites: " + s.ciphersuites;
+    ERR_clear_error();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::string& error) {
   if (s.cert_file.empty() || s.key_file.empty()) {
     error = "tls-cert-file and tls-key-file must be set when TLS is enabled";
@@ -98,52 +155,9 @@ std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::
         "is enabled!";
     return nullptr;
   }
-  long proto_opts = 0;
-  if (!protocol_options(s.protocols, proto_opts, error)) return nullptr;
-
   auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  if (!configure_common(*ctx, s, true, error)) return nullptr;
   SSL_CTX* h = ctx->native_handle();
-  long opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
-              proto_opts;
-  if (s.prefer_server_ciphers) opts |= SSL_OP_CIPHER_SERVER_PREFERENCE;
-  SSL_CTX_set_options(h, opts);
-
-  if (!s.key_file_pass.empty()) {
-    std::string pass = s.key_file_pass;
-    ctx->set_password_callback(
-        [pass](std::size_t, asio::ssl::context::password_purpose) { return pass; });
-  }
-  if (SSL_CTX_use_certificate_chain_file(h, s.cert_file.c_str()) <= 0) {
-    error = "Failed to load certificate: " + s.cert_file + ": " + openssl_error("unknown error");
-    return nullptr;
-  }
-  if (SSL_CTX_use_PrivateKey_file(h, s.key_file.c_str(), SSL_FILETYPE_PEM) <= 0) {
-    error = "Failed to load private key: " + s.key_file + ": " + openssl_error("unknown error");
-    return nullptr;
-  }
-  if (SSL_CTX_check_private_key(h) != 1) {
-    error = "The private key does not match the certificate: " + openssl_error("mismatch");
-    return nullptr;
-  }
-  if (!s.ca_cert_file.empty() || !s.ca_cert_dir.empty()) {
-    const char* file = s.ca_cert_file.empty() ? nullptr : s.ca_cert_file.c_str();
-    const char* dir = s.ca_cert_dir.empty() ? nullptr : s.ca_cert_dir.c_str();
-    if (SSL_CTX_load_verify_locations(h, file, dir) <= 0) {
-      error =
-          "Failed to configure CA certificate(s) file/directory: " + openssl_error("unknown error");
-      return nullptr;
-    }
-  }
-  if (!s.ciphers.empty() && SSL_CTX_set_cipher_list(h, s.ciphers.c_str()) != 1) {
-    error = "Failed to configure ciphers: " + s.ciphers;
-    ERR_clear_error();
-    return nullptr;
-  }
-  if (!s.ciphersuites.empty() && SSL_CTX_set_ciphersuites(h, s.ciphersuites.c_str()) != 1) {
-    error = "Failed to configure ciphersuites: " + s.ciphersuites;
-    ERR_clear_error();
-    return nullptr;
-  }
 
   switch (s.auth_clients) {
     case TlsSettings::AuthClients::kNo:
@@ -168,6 +182,17 @@ std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::
     SSL_CTX_set_session_cache_mode(h, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_options(h, SSL_OP_NO_TICKET);
   }
+  return ctx;
+}
+
+std::unique_ptr<asio::ssl::context> make_tls_client_context(const TlsSettings& s,
+                                                            std::string& error) {
+  auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+  if (!configure_common(*ctx, s, false, error)) return nullptr;
+  SSL_CTX* h = ctx->native_handle();
+  // The master's certificate must verify (Redis checks the chain, not the host name).
+  if (s.ca_cert_file.empty() && s.ca_cert_dir.empty()) SSL_CTX_set_default_verify_paths(h);
+  SSL_CTX_set_verify(h, SSL_VERIFY_PEER, nullptr);
   return ctx;
 }
 

@@ -116,6 +116,13 @@ void AofService::listen_to_config() {
   }));
 }
 
+void AofService::restart_after_full_sync() {
+  if (!opts_.enabled) return;
+  spdlog::info("Restarting the append only file after the full sync from the master");
+  set_enabled(false);
+  set_enabled(true);
+}
+
 void AofService::set_enabled(bool on) {
   if (on == opts_.enabled) return;
   if (!on) {

@@ -6,6 +6,12 @@
 //   $EOF:<40 hex>\r\n <payload> <the same 40 hex>     diskless, to replicas that sent capa eof
 //   $<length>\r\n <payload>                            otherwise (written to a temp file first)
 //   the command stream from offset + 1
+// A replica on a TLS connection cannot be written to by the child (the TLS session's state is
+// the parent's): the child writes the same bytes into a pipe of its own, and the parent's
+// connection relays the pipe into the TLS stream as fast as the replica takes it (Redis does the
+// same for TLS diskless syncs; the disk-based framing goes through the pipe too). The child waits
+// on such a pipe without a timeout: the relay closes the connection (and so the pipe) after
+// repl-timeout without progress, and a closed pipe is an EPIPE here.
 // The payload is an RDB file (persist/rdb/rdb.h) of version rdb-version (10 for a redis-server
 // 7.0 replica), with Redis's replication aux fields (repl-stream-db, repl-id, repl-offset).
 #include <fcntl.h>
@@ -37,18 +43,20 @@ namespace streamd::repl {
 namespace {
 
 // In the child: the replicas' sockets (non-blocking: the open file is the parent's too), each
-// dropped on an error or when it takes nothing for `timeout_ms`.
+// dropped on an error or when it takes nothing for `timeout_ms`, and the TLS replicas' relay
+// pipes (blocking, dropped on an error only).
 class SocketFanout {
  public:
   SocketFanout(std::vector<int> fds, int timeout_ms)
       : fds_(std::move(fds)), timeout_ms_(timeout_ms) {}
 
-  // Writes `bytes` to every socket still alive; false once none is.
+  // Writes `bytes` to every descriptor still alive; false once none is.
   bool write(std::string_view bytes) {
     for (int& fd : fds_) {
       if (fd >= 0 && !write_one(fd, bytes)) {
-        // The parent sees the connection end and forgets the replica.
-        ::shutdown(fd, SHUT_RDWR);
+        // The parent sees the connection end and forgets the replica (a pipe fails only when
+        // the parent closed its end).
+        if (::shutdown(fd, SHUT_RDWR) != 0) ::close(fd);
         fd = -1;
       }
     }
@@ -59,6 +67,7 @@ class SocketFanout {
   bool write_one(int fd, std::string_view bytes) const {
     while (!bytes.empty()) {
       ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == ENOTSOCK) n = ::write(fd, bytes.data(), bytes.size());
       if (n > 0) {
         bytes.remove_prefix(static_cast<std::size_t>(n));
         continue;
@@ -166,16 +175,37 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
   std::vector<int> fds;
   std::vector<std::string> preambles;
   std::vector<uint64_t> ids;
+  // TLS replicas: (session id, the pipe's read end), and the write ends (also in `fds`).
+  std::vector<std::pair<uint64_t, int>> relays;
+  std::vector<int> write_ends;
+  auto close_write_ends = [&] {
+    for (int fd : write_ends) ::close(fd);
+  };
   for (ReplicaLink& r : replicas_) {
     if (r.state != ReplicaState::kWaitBgsaveStart || r.session->fd < 0) continue;
+    int fd = r.session->fd;
+    r.relayed = tls_links_.is_tls && tls_links_.relay && tls_links_.is_tls(*r.session);
+    r.relay_done = r.child_done = false;
+    if (r.relayed) {
+      int p[2];
+      if (::pipe2(p, O_CLOEXEC) != 0) {
+        spdlog::warn("Can't create the pipe of a TLS replica's full sync: {}",
+                     std::strerror(errno));
+        if (r.session->kill) r.session->kill();
+        continue;
+      }
+      relays.emplace_back(r.session->id, p[0]);
+      write_ends.push_back(p[1]);
+      fd = p[1];
+    }
     diskless = diskless && r.capa_eof;
-    fds.push_back(r.session->fd);
+    fds.push_back(fd);
     ids.push_back(r.session->id);
     preambles.push_back(r.sent_sync ? std::string()
                                     : "+FULLRESYNC " + id_.replid + " " +
                                           std::to_string(id_.offset) + "\r\n");
   }
-  if (fds.empty()) return false;
+  if (fds.empty()) return false;  // (no pipe was made either)
   int timeout_ms = static_cast<int>(cfg.ref<std::int64_t>("repl-timeout") * 1000);
   persist::rdb::SaveOptions rdb;
   rdb.version = static_cast<int>(cfg.ref<std::int64_t>("rdb-version"));
@@ -190,6 +220,8 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
   if (child.pid < 0) {
     spdlog::warn("Can't start the full synchronization of replicas: fork: {}",
                  std::strerror(errno));
+    close_write_ends();
+    for (auto& [id, rd] : relays) ::close(rd);
     return false;
   }
   if (child.pid == 0) {
@@ -201,6 +233,16 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
     int code = send_snapshot(server_, out, preambles, mine, diskless, now_ms, rdb);
     persist::report_cow();
     ::_exit(code);
+  }
+  // The child holds the pipes' write ends now: the relays see their end when it exits.
+  close_write_ends();
+  for (auto& [id, rd] : relays) {
+    const cmd::Session* s = server_.session(id);
+    if (!s) {
+      ::close(rd);
+      continue;
+    }
+    tls_links_.relay(*s, rd, timeout_ms, [this, id = id](bool ok) { relay_finished(id, ok); });
   }
   child_ = SyncChild{child.pid, child.report_fd, std::move(ids)};
   // From here on the stream of these replicas is what follows the snapshot; it starts by naming
@@ -252,16 +294,37 @@ void ReplicationMaster::full_sync_done(bool ok) {
       if (r.session->kill) r.session->kill();
       continue;
     }
-    // Online: what was buffered since the fork goes out behind the snapshot.
-    r.state = ReplicaState::kOnline;
-    r.ack_time_ms = now;
-    spdlog::info("Synchronization with replica {} succeeded", r.session->addr);
-    std::string pending = std::move(r.pending);
-    r.pending.clear();
-    if (!pending.empty() && r.session->out) {
-      r.session->out->append(pending);
-      if (r.session->flush) r.session->flush();
+    // A TLS replica's relay may still hold the snapshot's last bytes.
+    r.child_done = true;
+    if (!r.relayed || r.relay_done) go_online(r, now);
+  }
+}
+
+void ReplicationMaster::relay_finished(uint64_t session_id, bool ok) {
+  for (ReplicaLink& r : replicas_) {
+    if (r.session->id != session_id || !r.relayed) continue;
+    if (!ok) {
+      if (r.session->kill) r.session->kill();
+      return;
     }
+    r.relay_done = true;
+    if (r.child_done && r.state == ReplicaState::kWaitBgsaveEnd) {
+      go_online(r, server_.clock().now_ms());
+    }
+    return;
+  }
+}
+
+void ReplicationMaster::go_online(ReplicaLink& r, int64_t now_ms) {
+  // Online: what was buffered since the fork goes out behind the snapshot.
+  r.state = ReplicaState::kOnline;
+  r.ack_time_ms = now_ms;
+  spdlog::info("Synchronization with replica {} succeeded", r.session->addr);
+  std::string pending = std::move(r.pending);
+  r.pending.clear();
+  if (!pending.empty() && r.session->out) {
+    r.session->out->append(pending);
+    if (r.session->flush) r.session->flush();
   }
 }
 

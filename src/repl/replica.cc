@@ -4,6 +4,7 @@
 
 #include <asio/connect.hpp>
 #include <asio/post.hpp>
+#include <asio/ssl/error.hpp>
 #include <asio/write.hpp>
 #include <charconv>
 
@@ -228,8 +229,11 @@ HandshakeSettings Replica::handshake_settings() const {
   h.masteruser = cfg.ref<std::string>("masteruser");
   h.masterauth = cfg.ref<std::string>("masterauth");
   int64_t announce_port = cfg.ref<std::int64_t>("replica-announce-port");
-  h.listening_port =
-      static_cast<int>(announce_port ? announce_port : cfg.ref<std::int64_t>("port"));
+  // Over TLS the master should reach us (Sentinel, ROLE) on the TLS port, as Redis announces.
+  int64_t tls_port = cfg.ref<std::int64_t>("tls-port");
+  int64_t port =
+      cfg.ref<bool>("tls-replication") && tls_port != 0 ? tls_port : cfg.ref<std::int64_t>("port");
+  h.listening_port = static_cast<int>(announce_port ? announce_port : port);
   h.announce_ip = cfg.ref<std::string>("replica-announce-ip");
   if (cached_history_) {
     const ReplIdentity& id = master_.identity();
@@ -260,15 +264,38 @@ void Replica::connect() {
               if (ec2) {
                 return drop_link("Error condition on socket for SYNC: " + ec2.message());
               }
-              on_connected();
+              on_tcp_connected();
             });
+      });
+}
+
+asio::ip::tcp::socket& Replica::socket() {
+  return tls_ ? tls_->next_layer() : *socket_;
+}
+
+void Replica::on_tcp_connected() {
+  if (!server_.config().ref<bool>("tls-replication")) return on_connected();
+  if (!tls_ctx_) {
+    return drop_link(
+        "tls-replication is yes but TLS is not configured (start with tls-port or "
+        "tls-replication yes and the tls-* files)");
+  }
+  tls_ = std::make_shared<TlsStream>(std::move(*socket_), *tls_ctx_);
+  uint64_t gen = gen_;
+  tls_->async_handshake(
+      asio::ssl::stream_base::client, [this, gen, keep = tls_](const asio::error_code& ec) {
+        if (gen != gen_) return;
+        if (ec) {
+          return drop_link("Failed to connect to MASTER over TLS: " + ec.message());
+        }
+        on_connected();
       });
 }
 
 void Replica::on_connected() {
   spdlog::info("Non blocking connect for SYNC fired the event.");
   asio::error_code ec;
-  socket_->set_option(asio::ip::tcp::no_delay(true), ec);
+  socket().set_option(asio::ip::tcp::no_delay(true), ec);
   link_ = Link::kHandshake;
   last_io_ms_ = server_.clock().now_ms();
   proto_.emplace(handshake_settings());
@@ -281,16 +308,21 @@ void Replica::on_connected() {
 
 void Replica::read_more() {
   uint64_t gen = gen_;
-  socket_->async_read_some(
-      asio::buffer(rbuf_), [this, gen](const asio::error_code& ec, std::size_t n) {
-        if (gen != gen_) return;
-        if (ec) {
-          return drop_link(ec == asio::error::eof ? "Connection with master lost."
-                                                  : "Error reading from MASTER: " + ec.message());
-        }
-        on_read(std::string_view(rbuf_.data(), n));
-        if (gen == gen_) read_more();
-      });
+  auto on_done = [this, gen, keep = tls_](const asio::error_code& ec, std::size_t n) {
+    if (gen != gen_) return;
+    if (ec) {
+      bool eof = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+      return drop_link(eof ? "Connection with master lost."
+                           : "Error reading from MASTER: " + ec.message());
+    }
+    on_read(std::string_view(rbuf_.data(), n));
+    if (gen == gen_) read_more();
+  };
+  if (tls_) {
+    tls_->async_read_some(asio::buffer(rbuf_), std::move(on_done));
+  } else {
+    socket_->async_read_some(asio::buffer(rbuf_), std::move(on_done));
+  }
 }
 
 void Replica::on_read(std::string_view bytes) {
@@ -303,7 +335,7 @@ void Replica::on_read(std::string_view bytes) {
 }
 
 void Replica::send(std::string_view bytes) {
-  if (bytes.empty() || !socket_) return;
+  if (bytes.empty() || (!socket_ && !tls_)) return;
   wqueue_.append(bytes);
   if (!writing_) write_more();
 }
@@ -314,14 +346,18 @@ void Replica::write_more() {
   wqueue_.clear();
   writing_ = true;
   uint64_t gen = gen_;
-  asio::async_write(*socket_, asio::buffer(winflight_),
-                    [this, gen](const asio::error_code& ec, std::size_t) {
-                      if (gen != gen_) return;
-                      writing_ = false;
-                      winflight_.clear();
-                      if (ec) return drop_link("Error writing to MASTER: " + ec.message());
-                      write_more();
-                    });
+  auto on_done = [this, gen, keep = tls_](const asio::error_code& ec, std::size_t) {
+    if (gen != gen_) return;
+    writing_ = false;
+    winflight_.clear();
+    if (ec) return drop_link("Error writing to MASTER: " + ec.message());
+    write_more();
+  };
+  if (tls_) {
+    asio::async_write(*tls_, asio::buffer(winflight_), std::move(on_done));
+  } else {
+    asio::async_write(*socket_, asio::buffer(winflight_), std::move(on_done));
+  }
 }
 
 void Replica::send_ack() {
@@ -361,6 +397,12 @@ void Replica::drop_link(std::string_view why) {
   if (socket_) {
     asio::error_code ec;
     socket_->close(ec);
+  }
+  if (tls_) {
+    // Its pending operations end with an error; their handlers hold the stream until then.
+    asio::error_code ec;
+    tls_->next_layer().close(ec);
+    tls_.reset();
   }
   if (resolver_) resolver_->cancel();
   wqueue_.clear();
@@ -451,6 +493,7 @@ bool Replica::apply_full_sync(const std::string& replid, int64_t offset) {
   spdlog::info("MASTER <-> REPLICA sync: Flushing old data");
   ks.flush_all();
   for (int i = 0; i < ks.databases(); ++i) ks.db(i).swap_contents(fresh.db(i));
+  if (after_full_sync_) after_full_sync_();
   ReplIdentity& id = master_.identity();
   // After SYNC (a master without PSYNC) there is no id to continue: a history of our own, from
   // 0. Such a master takes no REPLCONF ACK (Redis sends it none either).
@@ -529,15 +572,15 @@ void Replica::create_master_session() {
   auto s = std::make_unique<cmd::Session>();
   s->id = server_.next_client_id();
   asio::error_code ec;
-  auto remote = socket_->remote_endpoint(ec);
-  auto local = socket_->local_endpoint(ec);
+  auto remote = socket().remote_endpoint(ec);
+  auto local = socket().local_endpoint(ec);
   auto fmt_ep = [](const asio::ip::tcp::endpoint& e) {
     return e.address().is_v6() ? "[" + e.address().to_string() + "]:" + std::to_string(e.port())
                                : e.address().to_string() + ":" + std::to_string(e.port());
   };
   s->addr = fmt_ep(remote);
   s->laddr = fmt_ep(local);
-  s->fd = static_cast<int>(socket_->native_handle());
+  s->fd = static_cast<int>(socket().native_handle());
   s->master = true;
   s->db = stream_db_;
   s->created_ms = server_.clock().now_ms();

@@ -41,10 +41,12 @@
 
 #include <asio/awaitable.hpp>
 #include <asio/generic/stream_protocol.hpp>
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/ssl/context.hpp>
 #include <asio/ssl/stream.hpp>
 #include <asio/steady_timer.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -85,6 +87,16 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // Bytes produced for the client and not yet accepted by the kernel.
   std::size_t pending_output() const { return out_.size() + (wbuf_.size() - wpos_); }
 
+  bool tls() const { return tls_ != nullptr; }
+  // A full sync to a replica on a TLS connection (repl/full_sync.cc): the snapshot child cannot
+  // write into this connection's TLS session, so it writes into a pipe and this relays what the
+  // pipe's read end `fd` (owned from now on) yields, behind the output already produced, one
+  // chunk at a time as the stream drains. `done(true)` at the pipe's end of file (output
+  // produced after that follows the relayed bytes), `done(false)` when the pipe fails or the
+  // connection closes. A stream that takes nothing for `timeout_ms` closes the connection (so a
+  // stuck replica cannot hold the child, which waits on its pipe, forever).
+  void relay_from(int fd, int64_t timeout_ms, std::function<void(bool)> done);
+
   // Periodic checks from the front end's cron: idle timeout, soft output limit, buffer trimming.
   void cron(int64_t now_ms);
 
@@ -103,6 +115,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   void update_interest();
   // TLS connections: `self` keeps the connection alive for as long as the reader runs.
   asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
+  asio::awaitable<void> relay_loop(std::shared_ptr<Connection> self, int64_t timeout_ms,
+                                   std::function<void(bool)> done);
   // Room for the next read in the query buffer; the read may fill in_.free_space() bytes.
   char* prepare_read();
   // Bytes a read put into the query buffer: accounting, the query buffer limit, then
@@ -169,6 +183,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   bool wakeup_posted_ = false;
   bool reader_parked_ = false;  // the TLS reader waits on wake_ instead of the socket
   asio::steady_timer wake_;
+  // relay_from: the pipe, and the timer the relay waits on for the stream to drain.
+  std::unique_ptr<asio::posix::stream_descriptor> relay_pipe_;
+  asio::steady_timer relay_wake_;
+  bool relay_parked_ = false;
   int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
 };
 

@@ -37,6 +37,7 @@
 namespace streamd::cmd {
 class Server;
 class Dispatcher;
+struct Session;
 }  // namespace streamd::cmd
 
 namespace streamd::config {
@@ -86,6 +87,13 @@ class FrontEnd {
   // The TLS server context, built by listen() when tls-port or rest-tls asks for it; else null.
   asio::ssl::context* tls_context() { return tls_ctx_.get(); }
 
+  // The client context of a replica's TLS link to its master (tls-replication yes), built by
+  // listen() when tls-replication or tls-port asks for TLS; else null.
+  asio::ssl::context* tls_client_context() { return tls_client_ctx_.get(); }
+  // For the full sync of TLS replicas (repl/full_sync.cc): whether `s` is a client of a TLS
+  // connection, and Connection::relay_from on its connection (done(false) when it has none).
+  bool is_tls(const cmd::Session& s) const;
+  void relay_to(const cmd::Session& s, int fd, int64_t timeout_ms, std::function<void(bool)> done);
   // After a batch of commands: serves blocked clients whose keys became ready, brings the timer
   // forward when a new blocking deadline is earlier, and reaps closed connections.
   void after_batch();
@@ -132,6 +140,7 @@ class FrontEnd {
   bool add_tcp_listener(const std::string& spec, int port, bool tls);
   bool add_unix_listener();
   bool setup_tls();
+  bool setup_tls_client();
   void start_accepting();
   void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix, bool tls);
   void reject(asio::generic::stream_protocol::socket& socket, bool tls);
@@ -174,6 +183,7 @@ class FrontEnd {
   };
   std::vector<TcpListener> tcp_acceptors_;
   std::unique_ptr<asio::ssl::context> tls_ctx_;
+  std::unique_ptr<asio::ssl::context> tls_client_ctx_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;
   std::vector<std::string> endpoints_;
   Poller poller_;

@@ -39,6 +39,13 @@ TlsSettings tls_settings_from(const config::Config& cfg);
 // the caller, which then refuses to start, as redis-server does).
 std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::string& error);
 
+// The client context of a replica's link to its master (tls-replication yes), as Redis builds
+// it: tls-cert-file/tls-key-file (if set) are the client certificate, the master's certificate
+// is verified against tls-ca-cert-file/-dir (the system's CAs when neither is set), not its host
+// name; tls-protocols, tls-ciphers and tls-ciphersuites apply. Null and `error` on failure.
+std::unique_ptr<asio::ssl::context> make_tls_client_context(const TlsSettings& s,
+                                                            std::string& error);
+
 // How long a TLS client may take to complete its handshake before it is dropped, so a client
 // that connects and sends nothing (or too little) cannot hold a slot forever.
 inline constexpr int64_t kTlsHandshakeTimeoutMs = 10'000;

@@ -78,6 +78,11 @@ class AofService final : public cmd::Persistence {
   // CONFIG SET appendonly: on starts an AOF with a rewrite of the current data (as Redis does);
   // off flushes and closes it.
   void set_enabled(bool on);
+  // A replica loaded its master's snapshot: the AOF it has describes the old data, so (with
+  // appendonly yes) it is stopped and started again, as Redis does after a full sync: the
+  // loaded data becomes the base of a new AOF by a rewrite, and until that succeeds the files on
+  // disk still load to the old data set, never to a mix of old data and the master's stream.
+  void restart_after_full_sync();
 
   // ---- cmd::PropagationSink ----
   uint64_t append(const cmd::PropagationBatch& unit) override;

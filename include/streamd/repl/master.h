@@ -63,6 +63,12 @@ struct ReplicaLink {
   int64_t ack_time_ms = 0;   // when it last acknowledged (or attached)
   int64_t psync_offset = 0;  // PSYNC ... +CONTINUE: the first byte it lacks
   bool sent_sync = false;    // old SYNC: the snapshot comes without a +FULLRESYNC line
+  // A replica on a TLS connection: the child writes its snapshot into a pipe the connection
+  // relays (TlsLinks::relay); it goes online once both the child succeeded and the relay hit
+  // the pipe's end, whichever comes last.
+  bool relayed = false;
+  bool relay_done = false;
+  bool child_done = false;
   // The stream while the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk).
   std::string pending;
 };
@@ -131,6 +137,17 @@ class ReplicationMaster final : public cmd::Replication {
   // Closes every attached replica's connection (their history changed: they reconnect).
   void disconnect_replicas();
 
+  // The network layer's part in full syncs to replicas on TLS connections, whose TLS session
+  // the forked child cannot write into (main.cc wires net::FrontEnd in; unset: every replica's
+  // socket is written to by the child directly). `relay` takes ownership of `fd`.
+  struct TlsLinks {
+    std::function<bool(const cmd::Session&)> is_tls;
+    std::function<void(const cmd::Session&, int fd, int64_t timeout_ms,
+                       std::function<void(bool)> done)>
+        relay;
+  };
+  void set_tls_links(TlsLinks links) { tls_links_ = std::move(links); }
+
  private:
   void send_to(ReplicaLink& r, std::string_view bytes);
   void ping_replicas(int64_t now_ms);
@@ -154,6 +171,10 @@ class ReplicationMaster final : public cmd::Replication {
   // if it failed, are disconnected.
   void check_full_sync();
   void full_sync_done(bool ok);
+  // A TLS replica's relay ended (ok: the pipe's end was reached with every byte sent on).
+  void relay_finished(uint64_t session_id, bool ok);
+  // The snapshot is all out: the stream buffered since the fork follows it.
+  void go_online(ReplicaLink& r, int64_t now_ms);
 
   struct SyncChild {
     pid_t pid = -1;
@@ -180,6 +201,7 @@ class ReplicationMaster final : public cmd::Replication {
   std::vector<uint64_t> config_listeners_;
   bool replica_role_ = false;
   Replica* replica_side_ = nullptr;
+  TlsLinks tls_links_;
 };
 
 }  // namespace streamd::repl

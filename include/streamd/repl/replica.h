@@ -11,6 +11,10 @@
 // advance the identity's offset; an ACK names the offset after the last command applied outside
 // a MULTI (GETACK's own bytes are not covered by the ACK it triggers, as in Redis).
 //
+// With tls-replication yes the link is TLS (the client context main.cc hands over: the
+// tls-cert-file/-key-file certificate, the master's verified against tls-ca-cert-file/-dir),
+// and REPLCONF listening-port announces tls-port, as Redis does.
+//
 // Link states (ROLE's names): connect (waiting for the next attempt: 125 ms after a link that
 // was up dropped, doubling up to 2 s), connecting
 // (TCP connect in flight), handshake (PING .. PSYNC), sync (receiving the payload), connected.
@@ -21,8 +25,11 @@
 #include <array>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/ssl/context.hpp>
+#include <asio/ssl/stream.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,10 +87,20 @@ class Replica {
   void shutdown();
   // From the server's cron: connection attempts, ACKs, the master's timeout.
   void cron(int64_t now_ms);
+  // Runs once a full sync's snapshot replaced the data (main.cc: the AOF restarts on it).
+  void set_after_full_sync(std::function<void()> hook) { after_full_sync_ = std::move(hook); }
+  // The TLS client context for tls-replication yes (null: such a link cannot be made).
+  void set_tls_context(asio::ssl::context* ctx) { tls_ctx_ = ctx; }
 
  private:
+  using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
+
   void connect();
+  // TCP is up: the TLS handshake first when tls-replication asks for it, then on_connected.
+  void on_tcp_connected();
   void on_connected();
+  // The link's TCP socket (inside the TLS stream when there is one).
+  asio::ip::tcp::socket& socket();
   void read_more();
   void on_read(std::string_view bytes);
   void send(std::string_view bytes);
@@ -136,6 +153,11 @@ class Replica {
   uint64_t gen_ = 0;  // bumped on every drop: handlers of an older link do nothing
   std::unique_ptr<asio::ip::tcp::resolver> resolver_;
   std::unique_ptr<asio::ip::tcp::socket> socket_;
+  // A TLS link: the stream owns the socket (socket_ is left empty). Shared with the handlers of
+  // its operations, which may complete after drop_link let it go.
+  std::shared_ptr<TlsStream> tls_;
+  asio::ssl::context* tls_ctx_ = nullptr;
+  std::function<void()> after_full_sync_;
   std::array<char, 16 * 1024> rbuf_{};
   std::string wqueue_;
   std::string winflight_;
