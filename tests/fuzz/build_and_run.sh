@@ -34,11 +34,17 @@ fi
 # -O1 -gline-tables-only: fast enough to run many inputs a second, and reports keep file:line.
 # Long local campaigns: FUZZ_SANITIZERS=undefined (no ASan: several times the inputs per second)
 # and FUZZ_CXXFLAGS="-O2 -gline-tables-only", in a FUZZ_OUT of their own (CI keeps the defaults).
+# A FUZZ_OUT remembers what it was configured with: later runs without these variables keep it.
+san_opt=""
+flags_opt=""
+if [ -n "${FUZZ_SANITIZERS:-}" ] || [ ! -f "$out/CMakeCache.txt" ]; then
+  san_opt="-DSTREAMD_FUZZ_SANITIZERS=${FUZZ_SANITIZERS:-address,undefined}"
+fi
+if [ -n "${FUZZ_CXXFLAGS:-}" ] || [ ! -f "$out/CMakeCache.txt" ]; then
+  flags_opt="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${FUZZ_CXXFLAGS:--O1 -gline-tables-only}"
+fi
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER="$cxx" -DSTREAMD_FUZZ=ON -DSTREAMD_TESTS=OFF \
-  -DSTREAMD_FUZZ_SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${FUZZ_CXXFLAGS:--O1 -gline-tables-only}" \
-  >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo ${san_opt:+"$san_opt"} ${flags_opt:+"$flags_opt"} >/dev/null
 cmake --build "$out" -j"${JOBS:-2}" --target fuzz_request_parser fuzz_commands fuzz_aof_loader \
   fuzz_restore_payload
 [ "$target" = --build-only ] && exit 0
