@@ -77,11 +77,7 @@ def full_sync(build, kind, binary, entries=1000000, pending=100000):
     master = run.Server(kind, binary, MASTER_ARGS)
     replica = None
     try:
-        run.preload(build, master, entries)
-        master.command("XGROUP", "CREATE", "bench:stream", "g", "0")
-        run.subprocess.run(["redis-cli", "-p", str(master.port), "XREADGROUP", "GROUP", "g", "c",
-                            "COUNT", str(pending), "STREAMS", "bench:stream", ">"],
-                           stdout=run.subprocess.DEVNULL, check=True, timeout=120)
+        run.pending_stream(build, master, entries, pending)
         replica = run.Server(kind, binary, MASTER_ARGS, core=REPLICA_CORE)
         probe = run.PauseProbe(master.port)
         t = threading.Thread(target=probe.run)

@@ -44,24 +44,30 @@ class Server:
     # prefix: a command the server runs under (bench/pipeline_cost.py: valgrind), which then
     # starts more slowly.
     # core: where it runs (bench/replication.py puts replicas on the load generator's core).
-    def __init__(self, kind, binary, extra=(), prefix=(), start_timeout=10, core=SERVER_CORE):
+    # dir: the data directory (bench/rdb.py starts servers on a saved dump.rdb); a fresh
+    # temporary one by default. Either way stop() removes it.
+    def __init__(self, kind, binary, extra=(), prefix=(), start_timeout=10, core=SERVER_CORE,
+                 dir=None):
         self.kind = kind
         self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
+        self.dir = dir or tempfile.mkdtemp(prefix=f"bench-{kind}-")
         args = [binary, "--port", str(self.port), "--dir", self.dir, "--appendonly", "no"]
         if kind == "redis":
             args += ["--save", ""]
         args += list(extra)
         self.proc = subprocess.Popen(RT_PREFIX + ["taskset", "-c", core] + list(prefix)
                                      + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + start_timeout
+        self.wait_ready(time.time() + start_timeout)
+
+    def wait_ready(self, deadline):
+        """Returns once the server answers PING with PONG (bench/rdb.py times this closer)."""
         while time.time() < deadline:
             try:
                 if self.command("PING") == "PONG":
                     return
             except OSError:
                 time.sleep(0.05)
-        raise RuntimeError(f"{kind} did not start")
+        raise RuntimeError(f"{self.kind} did not start")
 
     def command(self, *args):
         out = subprocess.run(["redis-cli", "-p", str(self.port)] + list(args),
@@ -127,6 +133,17 @@ def pel(build, srv, n, key="bench:stream"):
     srv.command("XGROUP", "CREATE", key, "g", "0")
     loadgen(build, srv.port, "--clients", 1, "--pipeline", 100, "--requests", (n + 999) // 1000,
             "--", "XREADGROUP", "GROUP", "g", "c", "COUNT", 1000, "STREAMS", key, ">")
+
+
+def pending_stream(build, srv, entries=1000000, pending=100000, key="bench:stream"):
+    """bench/replication.py's full-sync and bench/rdb.py's dataset: `entries` entries with IDs
+    1-1 .. entries-1 and one field (temperature 23.5), a group "g" created at 0 whose consumer
+    "c" read the first `pending` of them (one XREADGROUP COUNT pending, never acknowledged)."""
+    preload(build, srv, entries, key)
+    srv.command("XGROUP", "CREATE", key, "g", "0")
+    subprocess.run(["redis-cli", "-p", str(srv.port), "XREADGROUP", "GROUP", "g", "c", "COUNT",
+                    str(pending), "STREAMS", key, ">"], stdout=subprocess.DEVNULL, check=True,
+                   timeout=120)
 
 
 def group_on_1m(build, srv, n=1000000):
