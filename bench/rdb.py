@@ -96,12 +96,7 @@ class Conn:
 
 
 def info(conn, section):
-    fields = {}
-    for line in conn.command("INFO", section).splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            fields[k] = v.strip()
-    return fields
+    return run.parse_info(conn.command("INFO", section))
 
 
 class LoadingServer(run.Server):

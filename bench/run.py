@@ -40,6 +40,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def parse_info(text):
+    """INFO's reply as a dict of its `field:value` lines."""
+    fields = {}
+    for line in text.splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            fields[k] = v.strip()
+    return fields
+
+
 class Server:
     # prefix: a command the server runs under (bench/pipeline_cost.py: valgrind), which then
     # starts more slowly.
@@ -77,12 +87,7 @@ class Server:
         return out.stdout.strip()
 
     def info(self, section="memory"):
-        fields = {}
-        for line in self.command("INFO", section).splitlines():
-            if ":" in line:
-                k, v = line.split(":", 1)
-                fields[k] = v.strip()
-        return fields
+        return parse_info(self.command("INFO", section))
 
     def cpu_seconds(self):
         """User + system CPU time the server has used so far."""
