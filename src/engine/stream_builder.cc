@@ -11,6 +11,31 @@ StreamBuilder::StreamBuilder(StreamLimits limits) : s_(std::make_unique<Stream>(
 
 StreamBuilder::~StreamBuilder() = default;
 
+bool StreamBuilder::StagedPel::add(StreamId id, const Staged& r) {
+  if (!in_map_) {
+    if (sorted_.empty() || sorted_.back().first < id) {
+      sorted_.emplace_back(id, r);
+      return true;
+    }
+    // Out of order: from here on a map keeps the order.
+    for (const auto& [sid, sr] : sorted_) map_.emplace_hint(map_.end(), sid, sr);
+    sorted_.clear();
+    sorted_.shrink_to_fit();
+    in_map_ = true;
+  }
+  return map_.try_emplace(id, r).second;
+}
+
+StreamBuilder::Staged* StreamBuilder::StagedPel::find(StreamId id) {
+  if (in_map_) {
+    auto it = map_.find(id);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), id,
+                             [](const auto& e, StreamId v) { return e.first < v; });
+  return it == sorted_.end() || it->first != id ? nullptr : &it->second;
+}
+
 Err StreamBuilder::add_node(std::span<const BuiltEntry> entries) {
   if (entries.empty()) return Err::kBadData;
   for (const BuiltEntry& e : entries) {
@@ -61,9 +86,7 @@ Err StreamBuilder::add_group(std::string_view name, StreamId last_delivered, int
 
 Err StreamBuilder::add_pending(StreamId id, int64_t delivery_time_ms, uint64_t delivery_count) {
   if (!group_ || delivery_time_ms < 0 || delivery_time_ms > kMaxTime) return Err::kBadData;
-  bool added = staged_[group_]
-                   .try_emplace(id, Staged{delivery_time_ms, delivery_count, nullptr, false})
-                   .second;
+  bool added = staged_[group_].add(id, Staged{delivery_time_ms, delivery_count, nullptr, false});
   return added ? Err::kOk : Err::kBadData;
 }
 
@@ -84,16 +107,16 @@ Err StreamBuilder::own(StreamId id) {
   if (!consumer_) return Err::kBadData;
   auto g = staged_.find(group_);
   if (g == staged_.end()) return Err::kBadData;
-  auto r = g->second.find(id);
-  if (r == g->second.end() || r->second.owner || r->second.released) return Err::kBadData;
-  r->second.owner = consumer_;
+  Staged* r = g->second.find(id);
+  if (!r || r->owner || r->released) return Err::kBadData;
+  r->owner = consumer_;
   return Err::kOk;
 }
 
 Err StreamBuilder::add_released(std::string_view group, StreamId id, uint64_t delivery_count) {
   ConsumerGroup* g = s_->groups_.find(group);
   if (!g) return Err::kBadData;
-  if (!staged_[g].try_emplace(id, Staged{0, delivery_count, nullptr, true}).second) {
+  if (!staged_[g].add(id, Staged{0, delivery_count, nullptr, true})) {
     return Err::kBadData;
   }
   released_.emplace_back(g, id);
@@ -145,14 +168,20 @@ Result<std::unique_ptr<Stream>> StreamBuilder::finish() {
   Err err = Err::kOk;
   std::size_t released_seen = 0;
   for (auto& [g, records] : staged_) {
-    for (const auto& [id, r] : records) {
-      if (r.released) continue;
-      if (!r.owner) return Err::kBadData;
-      g->pel_.add(id, r.delivery_time_ms, r.delivery_count, r.owner->slot_);
-    }
+    bool unowned = false;
+    ConsumerGroup* group = g;
+    records.for_each([&](StreamId id, const Staged& r) {
+      if (r.released || unowned) return;
+      if (!r.owner) {
+        unowned = true;
+        return;
+      }
+      group->pel_.add(id, r.delivery_time_ms, r.delivery_count, r.owner->slot_);
+    });
+    if (unowned) return Err::kBadData;
   }
   for (const auto& [g, id] : released_) {
-    g->pel_.add_nacked(id, staged_[g].at(id).delivery_count);
+    g->pel_.add_nacked(id, staged_[g].find(id)->delivery_count);
     ++released_seen;
   }
   if (err != Err::kOk || released_seen != released_.size()) return Err::kBadData;

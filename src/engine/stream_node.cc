@@ -384,12 +384,24 @@ StreamNode::Entry StreamNode::entry(uint32_t off) const {
 }
 
 void StreamNode::read_fields(uint32_t off, std::vector<FieldValue>& out) const {
-  out.clear();
+  bool same_fields;
+  read_entry(off, out, same_fields);
+}
+
+StreamNode::Entry StreamNode::read_entry(uint32_t off, std::vector<FieldValue>& out,
+                                         bool& same_fields) const {
+  Entry e;
+  e.offset = off;
   uint8_t flags;
   uint64_t ms_delta, seq, n;
   const uint8_t* p = get_tag(buf_ + off, flags, ms_delta);
   p = get_varint(p, seq);
-  if (flags & kSameFields) {
+  const Header* h = header();
+  e.id.ms = h->master_ms + ms_delta;
+  e.id.seq = ms_delta ? seq : h->master_seq + seq;
+  e.deleted = flags & kDeleted;
+  same_fields = flags & kSameFields;
+  if (same_fields) {
     const uint8_t* m = get_varint(buf_ + sizeof(Header), n);
     out.resize(n);
     for (FieldValue& fv : out) {
@@ -404,6 +416,8 @@ void StreamNode::read_fields(uint32_t off, std::vector<FieldValue>& out) const {
       p = get_string(p, fv.value);
     }
   }
+  e.next = static_cast<uint32_t>(p - buf_);
+  return e;
 }
 
 void StreamNode::offsets(std::vector<uint32_t>& out) const {

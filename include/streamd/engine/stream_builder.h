@@ -94,7 +94,29 @@ class StreamBuilder {
     Consumer* owner;
     bool released;
   };
-  std::map<ConsumerGroup*, std::map<StreamId, Staged>> staged_;
+  // One group's staged records. Snapshots list a PEL in ID order, so records are kept in a
+  // vector, appended and found by binary search; the first record out of order (a crafted
+  // payload, or the released records of the extension blob) moves them all into a map. Either
+  // way a duplicate ID is refused.
+  class StagedPel {
+   public:
+    bool add(StreamId id, const Staged& r);  // false for a duplicate
+    Staged* find(StreamId id);
+    template <class F>
+    void for_each(F&& f) const {  // f(StreamId, const Staged&), in ID order
+      if (in_map_) {
+        for (const auto& [id, r] : map_) f(id, r);
+      } else {
+        for (const auto& [id, r] : sorted_) f(id, r);
+      }
+    }
+
+   private:
+    bool in_map_ = false;
+    std::vector<std::pair<StreamId, Staged>> sorted_;  // strictly ascending
+    std::map<StreamId, Staged> map_;
+  };
+  std::map<ConsumerGroup*, StagedPel> staged_;
   std::vector<std::pair<ConsumerGroup*, StreamId>> released_;  // in release order
 };
 

@@ -87,6 +87,9 @@ class StreamNode {
   Entry entry(uint32_t off) const;
   // The entry's field/value pairs (views into this node), appended to `out` after clearing it.
   void read_fields(uint32_t off, std::vector<FieldValue>& out) const;
+  // entry() and read_fields() in one pass (RDB saves walk every entry this way).
+  // `same_fields`: the entry's field names are the master's, in order.
+  Entry read_entry(uint32_t off, std::vector<FieldValue>& out, bool& same_fields) const;
   // Offsets of all entries in order (for backward walks).
   void offsets(std::vector<uint32_t>& out) const;
   // The offset of the entry with this ID (deleted or not), if present.

@@ -1,6 +1,8 @@
 #include "streamd/persist/rdb/crc64.h"
 
 #include <array>
+#include <bit>
+#include <cstring>
 
 namespace streamd::persist::rdb {
 
@@ -40,8 +42,12 @@ uint64_t crc64(uint64_t crc, std::string_view data) {
   std::size_t n = data.size();
   const auto& t = kTables.t;
   while (n >= 8) {
-    uint64_t v = crc;
-    for (int i = 0; i < 8; ++i) v ^= uint64_t{p[i]} << (8 * i);
+    // One 8-byte load, as a little-endian number (a byte-by-byte loop here was not merged into
+    // one load by the compiler and made the checksum a seventh of a SAVE).
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+    uint64_t v = crc ^ word;
     crc = t[7][v & 0xff] ^ t[6][(v >> 8) & 0xff] ^ t[5][(v >> 16) & 0xff] ^ t[4][(v >> 24) & 0xff] ^
           t[3][(v >> 32) & 0xff] ^ t[2][(v >> 40) & 0xff] ^ t[1][(v >> 48) & 0xff] ^ t[0][v >> 56];
     p += 8;

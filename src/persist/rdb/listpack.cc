@@ -1,6 +1,8 @@
 #include "streamd/persist/rdb/listpack.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 #include "streamd/persist/rdb/encoding.h"
 
@@ -20,77 +22,102 @@ std::size_t backlen_size(std::size_t n) {
   return 5;
 }
 
-void put_le(std::string& b, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) b.push_back(static_cast<char>(v >> (8 * i)));
-}
-
 uint64_t get_le(const unsigned char* p, int bytes) {
   uint64_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 }
 
-}  // namespace
+unsigned char* put_le(unsigned char* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) *p++ = static_cast<unsigned char>(v >> (8 * i));
+  return p;
+}
 
-ListpackWriter::ListpackWriter() : buf_(kHeader, '\0') {}
-
-void ListpackWriter::add_backlen(std::size_t n) {
+// Writes the backlen of an element of n bytes at p; returns the end.
+unsigned char* put_backlen(unsigned char* p, std::size_t n) {
+  if (n <= 127) {
+    *p++ = static_cast<unsigned char>(n);
+    return p;
+  }
   std::size_t k = backlen_size(n);
   for (std::size_t i = 0; i < k; ++i) {
     auto b = static_cast<uint8_t>((n >> (7 * (k - 1 - i))) & 127);
     if (i != 0) b |= 128;
-    buf_.push_back(static_cast<char>(b));
+    *p++ = b;
   }
-  ++count_;
+  return p;
 }
 
-void ListpackWriter::add_int(int64_t v) {
-  std::size_t start = buf_.size();
+// The largest element header (encoding byte + 4-byte length) and backlen.
+constexpr std::size_t kMaxHeader = 5;
+constexpr std::size_t kMaxBacklen = 5;
+// An integer element: at most 1 + 8 bytes, so its backlen is one byte.
+constexpr std::size_t kMaxIntElement = 9 + 1;
+
+}  // namespace
+
+ListpackWriter::ListpackWriter() : buf_(kInitialCapacity, '\0'), used_(kHeader) {}
+
+void ListpackWriter::grow(std::size_t n) {
+  buf_.resize(std::max(buf_.size() * 2, used_ + n));
+}
+
+void ListpackWriter::add_wide_int(int64_t v) {
+  unsigned char* const start = room(kMaxIntElement);
+  unsigned char* p = start;
   if (v >= 0 && v <= 127) {
-    buf_.push_back(static_cast<char>(v));
+    *p++ = static_cast<unsigned char>(v);
   } else if (v >= -4096 && v <= 4095) {
     auto u = static_cast<uint64_t>(v < 0 ? v + 8192 : v);
-    buf_.push_back(static_cast<char>(0xC0 | (u >> 8)));
-    buf_.push_back(static_cast<char>(u & 0xff));
+    *p++ = static_cast<unsigned char>(0xC0 | (u >> 8));
+    *p++ = static_cast<unsigned char>(u & 0xff);
   } else if (v >= INT16_MIN && v <= INT16_MAX) {
-    buf_.push_back(static_cast<char>(0xF1));
-    put_le(buf_, static_cast<uint64_t>(v), 2);
+    *p++ = 0xF1;
+    p = put_le(p, static_cast<uint64_t>(v), 2);
   } else if (v >= -(1 << 23) && v < (1 << 23)) {
-    buf_.push_back(static_cast<char>(0xF2));
-    put_le(buf_, static_cast<uint64_t>(v), 3);
+    *p++ = 0xF2;
+    p = put_le(p, static_cast<uint64_t>(v), 3);
   } else if (v >= INT32_MIN && v <= INT32_MAX) {
-    buf_.push_back(static_cast<char>(0xF3));
-    put_le(buf_, static_cast<uint64_t>(v), 4);
+    *p++ = 0xF3;
+    p = put_le(p, static_cast<uint64_t>(v), 4);
   } else {
-    buf_.push_back(static_cast<char>(0xF4));
-    put_le(buf_, static_cast<uint64_t>(v), 8);
+    *p++ = 0xF4;
+    p = put_le(p, static_cast<uint64_t>(v), 8);
   }
-  add_backlen(buf_.size() - start);
+  p = put_backlen(p, static_cast<std::size_t>(p - start));
+  used_ += static_cast<std::size_t>(p - start);
+  ++count_;
 }
 
 void ListpackWriter::add_string(std::string_view s) {
   int64_t v;
   if (canonical_int(s, v)) return add_int(v);
-  std::size_t start = buf_.size();
+  unsigned char* const start = room(kMaxHeader + s.size() + kMaxBacklen);
+  unsigned char* p = start;
   if (s.size() < 64) {
-    buf_.push_back(static_cast<char>(0x80 | s.size()));
+    *p++ = static_cast<unsigned char>(0x80 | s.size());
   } else if (s.size() < 4096) {
-    buf_.push_back(static_cast<char>(0xE0 | (s.size() >> 8)));
-    buf_.push_back(static_cast<char>(s.size() & 0xff));
+    *p++ = static_cast<unsigned char>(0xE0 | (s.size() >> 8));
+    *p++ = static_cast<unsigned char>(s.size() & 0xff);
   } else {
-    buf_.push_back(static_cast<char>(0xF0));
-    put_le(buf_, s.size(), 4);
+    *p++ = 0xF0;
+    p = put_le(p, s.size(), 4);
   }
-  buf_.append(s);
-  add_backlen(buf_.size() - start);
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  p = put_backlen(p, static_cast<std::size_t>(p - start));
+  used_ += static_cast<std::size_t>(p - start);
+  ++count_;
 }
 
 std::string ListpackWriter::finish() {
-  buf_.push_back(static_cast<char>(kEof));
-  std::string h;
-  put_le(h, buf_.size(), 4);
+  unsigned char* p = room(1);
+  *p = kEof;
+  ++used_;
+  buf_.resize(used_);
+  auto* h = reinterpret_cast<unsigned char*>(buf_.data());
+  h = put_le(h, used_, 4);
   put_le(h, count_ < kUnknownCount ? count_ : kUnknownCount, 2);
-  buf_.replace(0, kHeader, h);
   return std::move(buf_);
 }
 

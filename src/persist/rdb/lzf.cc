@@ -1,9 +1,9 @@
 #include "streamd/persist/rdb/lzf.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 namespace streamd::persist::rdb {
 
@@ -14,9 +14,43 @@ constexpr std::size_t kMaxOffset = 8191;
 constexpr std::size_t kMaxMatch = 7 + 255 + 2;  // L up to 264
 constexpr int kHashBits = 14;
 
-uint32_t hash3(const unsigned char* p) {
-  uint32_t v = (uint32_t{p[0]} << 16) | (uint32_t{p[1]} << 8) | p[2];
+uint32_t load3(const unsigned char* p) {
+  return (uint32_t{p[0]} << 16) | (uint32_t{p[1]} << 8) | p[2];
+}
+
+uint32_t hash3(uint32_t v) {
   return (v * 2654435761u) >> (32 - kHashBits);
+}
+
+uint64_t load8(const unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// The match finder's table: the last position seen for each hash of 3 bytes, stored as
+// `base + position`. Each call takes a fresh range of values above every earlier call's, so a
+// slot below `base` is stale and reads as empty: the table is never cleared between calls (a
+// RDB save compresses one listpack per stream node, and clearing 64 KiB per node cost a tenth of
+// the save), and the output is the same as with a cleared table.
+struct MatchTable {
+  uint32_t slot[std::size_t{1} << kHashBits];
+  uint32_t base = UINT32_MAX;  // forces the first call to clear
+};
+
+thread_local MatchTable t_table;
+
+// Length of the common prefix of a and b, from `from` up to `limit`, eight bytes at a time.
+std::size_t match_length(const unsigned char* a, const unsigned char* b, std::size_t from,
+                         std::size_t limit) {
+  std::size_t len = from;
+  while (len + 8 <= limit) {
+    uint64_t x = load8(a + len) ^ load8(b + len);
+    if (x != 0) return len + (static_cast<std::size_t>(std::countr_zero(x)) >> 3);
+    len += 8;
+  }
+  while (len < limit && a[len] == b[len]) ++len;
+  return len;
 }
 
 }  // namespace
@@ -24,82 +58,131 @@ uint32_t hash3(const unsigned char* p) {
 std::optional<std::string> lzf_compress(std::string_view in, std::size_t max_out) {
   const auto* src = reinterpret_cast<const unsigned char*>(in.data());
   const std::size_t n = in.size();
-  std::string out;
-  out.reserve(max_out);
-  std::vector<uint32_t> table(std::size_t{1} << kHashBits, UINT32_MAX);
+  MatchTable& t = t_table;
+  if (n >= UINT32_MAX / 2) return std::nullopt;  // positions must fit the table's values
+  if (t.base > UINT32_MAX - n - 1) {
+    std::memset(t.slot, 0, sizeof t.slot);
+    t.base = 1;
+  }
+  const uint32_t base = t.base;
+  t.base += static_cast<uint32_t>(n) + 1;
+
+  std::string out(max_out, '\0');
+  auto* const out_begin = reinterpret_cast<unsigned char*>(out.data());
+  unsigned char* op = out_begin;
+  unsigned char* const op_end = out_begin + max_out;
   std::size_t lit_start = 0;  // first byte of the pending literal run
-  // Emits in[lit_start, end) as literal runs of at most 32 bytes.
+  // Emits in[lit_start, end) as literal runs of at most 32 bytes; false if they do not fit.
   auto flush_literals = [&](std::size_t end) {
-    while (lit_start < end) {
-      std::size_t len = std::min(kMaxLiteral, end - lit_start);
-      out.push_back(static_cast<char>(len - 1));
-      out.append(in.data() + lit_start, len);
-      lit_start += len;
+    std::size_t len = end - lit_start;
+    if (len == 0) return true;
+    if (static_cast<std::size_t>(op_end - op) < len + (len + kMaxLiteral - 1) / kMaxLiteral) {
+      return false;
     }
+    while (lit_start < end) {
+      std::size_t run = std::min(kMaxLiteral, end - lit_start);
+      *op++ = static_cast<unsigned char>(run - 1);
+      std::memcpy(op, src + lit_start, run);
+      op += run;
+      lit_start += run;
+    }
+    return true;
   };
   std::size_t i = 0;
   while (i + 2 < n) {
-    uint32_t h = hash3(src + i);
-    uint32_t cand = table[h];
-    table[h] = static_cast<uint32_t>(i);
-    if (cand != UINT32_MAX && i - cand - 1 <= kMaxOffset &&
-        std::memcmp(src + cand, src + i, 3) == 0) {
-      std::size_t len = 3;
-      std::size_t limit = std::min(kMaxMatch, n - i);
-      while (len < limit && src[cand + len] == src[i + len]) ++len;
-      flush_literals(i);
-      std::size_t off = i - cand - 1;
-      std::size_t l = len - 2;
-      if (l < 7) {
-        out.push_back(static_cast<char>((l << 5) | (off >> 8)));
-      } else {
-        out.push_back(static_cast<char>((7 << 5) | (off >> 8)));
-        out.push_back(static_cast<char>(l - 7));
-      }
-      out.push_back(static_cast<char>(off & 0xff));
-      // Index the positions inside the match too, so later repeats find them.
-      for (std::size_t k = i + 1; k < i + len && k + 2 < n; ++k) {
-        table[hash3(src + k)] = static_cast<uint32_t>(k);
-      }
-      i += len;
-      lit_start = i;
-    } else {
+    const uint32_t h = hash3(load3(src + i));
+    const uint32_t cand = t.slot[h];
+    t.slot[h] = base + static_cast<uint32_t>(i);
+    if (cand < base) {
       ++i;
+      continue;
     }
-    if (out.size() > max_out) return std::nullopt;
+    const std::size_t c = cand - base;  // < i
+    const std::size_t off = i - c - 1;
+    if (off > kMaxOffset || src[c] != src[i] || src[c + 1] != src[i + 1] ||
+        src[c + 2] != src[i + 2]) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = match_length(src + c, src + i, 3, std::min(kMaxMatch, n - i));
+    if (!flush_literals(i) || op_end - op < 3) return std::nullopt;
+    const std::size_t l = len - 2;
+    if (l < 7) {
+      *op++ = static_cast<unsigned char>((l << 5) | (off >> 8));
+    } else {
+      *op++ = static_cast<unsigned char>((7 << 5) | (off >> 8));
+      *op++ = static_cast<unsigned char>(l - 7);
+    }
+    *op++ = static_cast<unsigned char>(off & 0xff);
+    // Index every position inside the match too, so later repeats find them (a stream node's
+    // entries repeat with small differences: this keeps the file smaller than Redis's).
+    const std::size_t end = i + len;
+    for (std::size_t k = end - 2; k < end && k + 2 < n; ++k) {
+      t.slot[hash3(load3(src + k))] = base + static_cast<uint32_t>(k);
+    }
+    i = end;
+    lit_start = i;
   }
-  flush_literals(n);
-  if (out.size() > max_out) return std::nullopt;
+  if (!flush_literals(n)) return std::nullopt;
+  out.resize(static_cast<std::size_t>(op - out_begin));
   return out;
 }
 
 bool lzf_decompress(std::string_view in, std::size_t out_len, std::string& out) {
-  out.clear();
-  out.reserve(out_len);
+  // kSlack bytes of room past out_len let literal runs and back references be copied in whole
+  // 8- or 32-byte blocks (what lies past the end is overwritten or cut off below).
+  constexpr std::size_t kSlack = 40;
+  out.resize(out_len + kSlack);
+  auto* const begin = reinterpret_cast<unsigned char*>(out.data());
+  unsigned char* op = begin;
+  unsigned char* const op_end = begin + out_len;
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   const auto* end = p + in.size();
+  auto fail = [&] {
+    out.clear();
+    return false;
+  };
   while (p < end) {
     unsigned c = *p++;
     if (c < 32) {
       std::size_t len = c + 1;
-      if (static_cast<std::size_t>(end - p) < len || out.size() + len > out_len) return false;
-      out.append(reinterpret_cast<const char*>(p), len);
+      if (static_cast<std::size_t>(end - p) < len || static_cast<std::size_t>(op_end - op) < len) {
+        return fail();
+      }
+      if (static_cast<std::size_t>(end - p) >= kMaxLiteral) {
+        std::memcpy(op, p, kMaxLiteral);  // a fixed size: one inlined copy
+      } else {
+        std::memcpy(op, p, len);
+      }
+      op += len;
       p += len;
       continue;
     }
     std::size_t len = c >> 5;
     if (len == 7) {
-      if (p == end) return false;
+      if (p == end) return fail();
       len += *p++;
     }
-    if (p == end) return false;
+    if (p == end) return fail();
     std::size_t back = ((std::size_t{c} & 31) << 8) + *p++ + 1;
     len += 2;
-    if (back > out.size() || out.size() + len > out_len) return false;
-    std::size_t from = out.size() - back;
-    for (std::size_t k = 0; k < len; ++k) out.push_back(out[from + k]);  // may overlap
+    if (back > static_cast<std::size_t>(op - begin) ||
+        static_cast<std::size_t>(op_end - op) < len) {
+      return fail();
+    }
+    const unsigned char* from = op - back;
+    if (back >= 8) {
+      // 8 bytes at a time: each block reads only bytes already written, even when the copy
+      // overlaps itself, and the last block may run up to 7 bytes into the slack.
+      for (std::size_t k = 0; k < len; k += 8) std::memcpy(op + k, from + k, 8);
+    } else {
+      for (std::size_t k = 0; k < len; ++k) op[k] = from[k];  // a short period: byte by byte
+    }
+    op += len;
   }
-  return out.size() == out_len;
+  if (op != op_end) return fail();
+  out.resize(out_len);
+  return true;
 }
 
 }  // namespace streamd::persist::rdb

@@ -35,20 +35,20 @@ StreamId read_raw_id(Reader& r) {
 // One node as a Redis stream listpack; the master fields are the first entry's field names.
 std::string node_listpack(const engine::StreamNode& node) {
   ListpackWriter lp;
-  std::vector<engine::FieldValue> master, fields;
-  node.read_fields(node.first_offset(), master);
+  // Reused across calls: a save walks every node of every stream.
+  thread_local std::vector<engine::FieldValue> fields;
   const StreamId mid = node.master_id();
   lp.add_int(node.live());
   lp.add_int(node.deleted());
-  lp.add_int(static_cast<int64_t>(master.size()));
-  for (const auto& f : master) lp.add_string(f.field);
+  // The master entry's field names, written once; entries with the same names (the node's
+  // SAMEFIELDS flag, which is exactly Redis's) store only their values.
+  bool same;
+  node.read_entry(node.first_offset(), fields, same);
+  lp.add_int(static_cast<int64_t>(fields.size()));
+  for (const auto& f : fields) lp.add_string(f.field);
   lp.add_int(0);
   for (uint32_t off = node.first_offset(); off != node.end_offset();) {
-    engine::StreamNode::Entry e = node.entry(off);
-    node.read_fields(off, fields);
-    bool same = fields.size() == master.size() &&
-                std::equal(fields.begin(), fields.end(), master.begin(),
-                           [](const auto& a, const auto& b) { return a.field == b.field; });
+    engine::StreamNode::Entry e = node.read_entry(off, fields, same);
     lp.add_int((e.deleted ? kFlagDeleted : 0) | (same ? kFlagSameFields : 0));
     lp.add_int(static_cast<int64_t>(e.id.ms - mid.ms));
     lp.add_int(static_cast<int64_t>(e.id.seq - mid.seq));
@@ -213,8 +213,17 @@ bool apply_stream_ext(std::string_view blob, engine::StreamBuilder& b, uint64_t 
 namespace {
 
 // Decodes one node listpack into entries; the strings decoded from integers live in `arena`.
+// One decoder serves every node of a stream: its vectors keep their capacity between nodes.
 struct NodeDecoder {
+  // An entry of the node, before its field span can be made (fvs is still growing).
+  struct Pending {
+    StreamId id;
+    bool deleted;
+    std::size_t first, n;
+  };
   std::vector<LpElement> els;
+  std::vector<std::string_view> master_fields;
+  std::vector<Pending> pend;
   std::vector<std::string> arena;  // texts of integer elements (stable: reserved up front)
   std::vector<engine::FieldValue> fvs;
   std::vector<engine::BuiltEntry> entries;
@@ -250,19 +259,14 @@ struct NodeDecoder {
         nmaster <= 0 || static_cast<uint64_t>(nmaster) > els.size()) {
       return bad("Stream listpack master entry is invalid");
     }
-    std::vector<std::string_view> master_fields(static_cast<std::size_t>(nmaster));
+    master_fields.assign(static_cast<std::size_t>(nmaster), std::string_view());
     for (auto& f : master_fields) {
       if (!next_text(f)) return bad("Stream listpack master entry is invalid");
     }
     if (!next_int(zero) || zero != 0) return bad("Stream listpack master entry is invalid");
     // First pass: collect field/value views; spans are made once fvs stops growing.
     fvs.clear();
-    struct Pending {
-      StreamId id;
-      bool deleted;
-      std::size_t first, n;
-    };
-    std::vector<Pending> pend;
+    pend.clear();
     int64_t seen_live = 0, seen_deleted = 0;
     while (i < els.size()) {
       int64_t flags, dms, dseq;

@@ -22,14 +22,33 @@ namespace streamd::persist::rdb {
 class ListpackWriter {
  public:
   ListpackWriter();
-  void add_int(int64_t v);
+  void add_int(int64_t v) {
+    // The common case inline: a 7-bit uint is one byte, and its backlen says 1.
+    if (v >= 0 && v <= 127) {
+      unsigned char* p = room(2);
+      p[0] = static_cast<unsigned char>(v);
+      p[1] = 1;
+      used_ += 2;
+      ++count_;
+      return;
+    }
+    add_wide_int(v);
+  }
   void add_string(std::string_view s);  // an integer if canonical_int(s)
   // Finishes the header and terminator; the writer is then spent.
   std::string finish();
 
  private:
-  void add_backlen(std::size_t n);
-  std::string buf_;
+  void add_wide_int(int64_t v);
+  static constexpr std::size_t kInitialCapacity = 4096;  // a default node's listpack fits
+  // Makes room for n more bytes after used_ and returns where they go.
+  unsigned char* room(std::size_t n) {
+    if (buf_.size() - used_ < n) grow(n);
+    return reinterpret_cast<unsigned char*>(buf_.data()) + used_;
+  }
+  void grow(std::size_t n);
+  std::string buf_;   // bytes [0, used_) are written; the rest is room
+  std::size_t used_;  // starts after the header, which finish() fills in
   uint32_t count_ = 0;
 };
 

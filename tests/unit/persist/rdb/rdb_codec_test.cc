@@ -55,6 +55,25 @@ TEST(RdbLzf, RoundTripsAndRefusesMalformedInput) {
   EXPECT_LT(rep->size(), 20u);
 }
 
+// Back references shorter than 8 bytes overlap the bytes they produce (copied byte by byte),
+// longer ones are copied 8 bytes at a time, literal runs in 32-byte blocks: periods 1..40 and
+// lengths around those block sizes, also with a truncated announced length.
+TEST(RdbLzf, PeriodicInputsRoundTripAcrossCopyPaths) {
+  for (std::size_t period = 1; period <= 40; ++period) {
+    for (std::size_t n : {21u, 31u, 32u, 33u, 63u, 64u, 65u, 263u, 264u, 265u, 1000u, 9000u}) {
+      std::string s(n, '\0');
+      for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('A' + (i % period) * 7 % 53);
+      auto c = lzf_compress(s, n + n / 16 + 64);
+      ASSERT_TRUE(c);
+      std::string back;
+      ASSERT_TRUE(lzf_decompress(*c, n, back));
+      ASSERT_EQ(back, s) << "period " << period << " n " << n;
+      EXPECT_FALSE(lzf_decompress(*c, n - 1, back));
+      EXPECT_TRUE(back.empty());
+    }
+  }
+}
+
 TEST(RdbEncoding, LengthsUseEachWidth) {
   struct Case {
     uint64_t v;
