@@ -31,18 +31,22 @@ bool canonical_int(std::string_view s, int64_t& v) {
 }
 
 void Writer::len(uint64_t v) {
+  // Built on the stack and appended once: a byte() per byte is an out-of-line call each.
+  char b[9];
+  std::size_t n = 0;
   if (v < (1u << 6)) {
-    byte(static_cast<uint8_t>((kLen6 << 6) | v));
+    b[n++] = static_cast<char>((kLen6 << 6) | v);
   } else if (v < (1u << 14)) {
-    byte(static_cast<uint8_t>((kLen14 << 6) | (v >> 8)));
-    byte(static_cast<uint8_t>(v & 0xff));
+    b[n++] = static_cast<char>((kLen14 << 6) | (v >> 8));
+    b[n++] = static_cast<char>(v & 0xff);
   } else if (v <= UINT32_MAX) {
-    byte(kLen32);
-    for (int i = 3; i >= 0; --i) byte(static_cast<uint8_t>(v >> (8 * i)));
+    b[n++] = static_cast<char>(kLen32);
+    for (int i = 3; i >= 0; --i) b[n++] = static_cast<char>(v >> (8 * i));
   } else {
-    byte(kLen64);
-    for (int i = 7; i >= 0; --i) byte(static_cast<uint8_t>(v >> (8 * i)));
+    b[n++] = static_cast<char>(kLen64);
+    for (int i = 7; i >= 0; --i) b[n++] = static_cast<char>(v >> (8 * i));
   }
+  out_.append(b, n);
 }
 
 void Writer::string(std::string_view s) {
@@ -78,7 +82,9 @@ void Writer::ms_time(int64_t t) {
 }
 
 void Writer::u64_le(uint64_t v) {
-  for (int i = 0; i < 8; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  out_.append(b, 8);
 }
 
 uint8_t Reader::byte() {
