@@ -8,6 +8,17 @@
 
 namespace streamd::engine {
 
+void RefEffects::drop(std::string_view group, StreamId id) {
+  // Groups are few: a linear search finds the group's list.
+  for (auto& [name, ids] : dropped) {
+    if (name == group) {
+      ids.push_back(id);
+      return;
+    }
+  }
+  dropped.emplace_back(std::string(group), std::vector<StreamId>{id});
+}
+
 bool entry_referenced(const Stream& s, StreamId id) {
   bool referenced = false;
   s.groups().for_each([&](const ConsumerGroup& g) {
@@ -17,28 +28,31 @@ bool entry_referenced(const Stream& s, StreamId id) {
   return referenced;
 }
 
-uint64_t drop_references(Stream& s, StreamId id) {
+uint64_t drop_references(Stream& s, StreamId id, RefEffects* fx) {
   uint64_t groups = 0;
-  s.groups().for_each(
-      [&](ConsumerGroup& g) { groups += g.ack(std::span<const StreamId>(&id, 1)); });
+  s.groups().for_each([&](ConsumerGroup& g) {
+    if (g.ack(std::span<const StreamId>(&id, 1)) == 0) return;
+    ++groups;
+    if (fx) fx->drop(g.name(), id);
+  });
   return groups;
 }
 
-DeleteOutcome delete_entry(Stream& s, StreamId id, RefPolicy policy) {
+DeleteOutcome delete_entry(Stream& s, StreamId id, RefPolicy policy, RefEffects* fx) {
   if (!s.contains(id)) {
-    if (policy == RefPolicy::kDelRef) drop_references(s, id);
+    if (policy == RefPolicy::kDelRef) drop_references(s, id, fx);
     return DeleteOutcome::kNotFound;
   }
   if (policy == RefPolicy::kAcked && entry_referenced(s, id)) return DeleteOutcome::kReferenced;
   s.erase(id);
-  if (policy == RefPolicy::kDelRef) drop_references(s, id);
+  if (policy == RefPolicy::kDelRef) drop_references(s, id, fx);
   return DeleteOutcome::kDeleted;
 }
 
 namespace {
 
 // Drops every PEL reference to an ID below `bound` (every reference when bound is nullopt).
-void drop_references_below(Stream& s, std::optional<StreamId> bound) {
+void drop_references_below(Stream& s, std::optional<StreamId> bound, RefEffects* fx) {
   std::vector<StreamId> ids;
   s.groups().for_each([&](ConsumerGroup& g) {
     ids.clear();
@@ -47,6 +61,7 @@ void drop_references_below(Stream& s, std::optional<StreamId> bound) {
       ids.push_back(it.id());
     }
     g.ack(ids);
+    if (fx && !ids.empty()) fx->dropped.emplace_back(g.name(), ids);
   });
 }
 
@@ -58,7 +73,7 @@ TrimResult finish(const Stream& s, uint64_t removed) {
   return r;
 }
 
-TrimResult trim_acked(Stream& s, const TrimSpec& spec) {
+TrimResult trim_acked(Stream& s, const TrimSpec& spec, RefEffects* fx) {
   // Entries after the smallest last_delivered_id are undelivered for some group, hence
   // referenced, and so is everything after them: the walk stops there.
   StreamId horizon = StreamId::max();
@@ -75,21 +90,26 @@ TrimResult trim_acked(Stream& s, const TrimSpec& spec) {
     victims.push_back(it.id());
   }
   // Collected first: erasing invalidates the iterator.
-  for (StreamId id : victims) s.erase(id, /*record_deleted=*/false);
-  return finish(s, victims.size());
+  for (StreamId id : victims) s.erase(id, /*record_deleted=*/fx != nullptr);
+  TrimResult r = finish(s, victims.size());
+  if (fx) {
+    fx->walked = true;
+    fx->erased = std::move(victims);
+  }
+  return r;
 }
 
 }  // namespace
 
-TrimResult trim_with_policy(Stream& s, const TrimSpec& spec, RefPolicy policy) {
+TrimResult trim_with_policy(Stream& s, const TrimSpec& spec, RefPolicy policy, RefEffects* fx) {
   if (spec.strategy == TrimStrategy::kNone) return finish(s, 0);
   // Without groups nothing is referenced: every policy is a plain trim (Redis: "if there are no
   // consumer groups, these arguments have no effect").
-  if (policy == RefPolicy::kAcked && !s.groups().empty()) return trim_acked(s, spec);
+  if (policy == RefPolicy::kAcked && !s.groups().empty()) return trim_acked(s, spec, fx);
   TrimResult r = s.trim(spec);
   if (policy == RefPolicy::kDelRef && r.removed != 0) {
-    drop_references_below(s,
-                          s.length() != 0 ? std::optional<StreamId>(s.first_id()) : std::nullopt);
+    drop_references_below(s, s.length() != 0 ? std::optional<StreamId>(s.first_id()) : std::nullopt,
+                          fx);
   }
   return r;
 }

@@ -24,6 +24,7 @@ std::string describe(std::span<const std::string_view> argv) {
 LoadingRunner::LoadingRunner(cmd::Dispatcher& d) : d_(d) {
   session_.authenticated = true;
   session_.name = "aof-loader";
+  session_.aof_loader = true;
 }
 
 bool LoadingRunner::known(std::span<const std::string_view> argv) const {

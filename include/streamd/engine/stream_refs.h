@@ -14,6 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "streamd/engine/stream.h"
 #include "streamd/engine/stream_id.h"
@@ -25,16 +29,31 @@ enum class RefPolicy : uint8_t { kKeepRef, kDelRef, kAcked };
 // Per-ID outcome of XDELEX / XACKDEL (the integers the reply carries).
 enum class DeleteOutcome : int8_t { kNotFound = -1, kDeleted = 1, kReferenced = 2 };
 
+// What a delete or trim under a policy did, for a replay by commands that know no policies
+// (Redis 7.0's XTRIM, XDEL and XACK: commands/stream/propagation.h). Filled only when a caller
+// passes one, so the policies cost nothing extra otherwise.
+struct RefEffects {
+  // An ACKED walk ran (trim_with_policy): its removals are `erased`, which need not be a prefix
+  // an exact trim could replay. Such removals then count as deletions (they raise
+  // max_deleted_entry_id), as the XDEL that replays them will.
+  bool walked = false;
+  std::vector<StreamId> erased;
+  // The PEL references DELREF dropped: per group, in the order they were dropped.
+  std::vector<std::pair<std::string, std::vector<StreamId>>> dropped;
+
+  void drop(std::string_view group, StreamId id);
+};
+
 // Whether some group still needs `id` (see above). O(groups × PEL lookup).
 bool entry_referenced(const Stream& s, StreamId id);
 
 // Removes `id` from every group's PEL; returns how many groups had it pending.
-uint64_t drop_references(Stream& s, StreamId id);
+uint64_t drop_references(Stream& s, StreamId id, RefEffects* fx = nullptr);
 
 // XDELEX of one ID. kNotFound if the stream has no live entry `id` (DELREF still drops dangling
 // references to it); kReferenced if ACKED and some group still needs it (nothing changes).
 // A deletion counts as an XDEL: it raises max_deleted_entry_id.
-DeleteOutcome delete_entry(Stream& s, StreamId id, RefPolicy policy);
+DeleteOutcome delete_entry(Stream& s, StreamId id, RefPolicy policy, RefEffects* fx = nullptr);
 
 // XTRIM / XADD trimming under a policy. kKeepRef is Stream::trim. kDelRef is Stream::trim and
 // then drops every PEL reference below the new first entry (all of them if the stream ended up
@@ -46,8 +65,9 @@ DeleteOutcome delete_entry(Stream& s, StreamId id, RefPolicy policy);
 // rarely qualify, and the result still honours "at least threshold entries remain".
 // For kAcked, TrimResult::exact_maxlen is the resulting length: `MAXLEN = exact_maxlen ACKED`
 // replays the same removals on the same state (AOF), whatever the strategy was.
-// kAcked removals do not move max_deleted_entry_id: every group has delivered those entries, so
-// no lag computation depends on them.
-TrimResult trim_with_policy(Stream& s, const TrimSpec& spec, RefPolicy policy);
+// kAcked removals do not move max_deleted_entry_id (every group has delivered those entries, so
+// no lag computation depends on them), unless `fx` asks for a replay by XDEL (see RefEffects).
+TrimResult trim_with_policy(Stream& s, const TrimSpec& spec, RefPolicy policy,
+                            RefEffects* fx = nullptr);
 
 }  // namespace streamd::engine

@@ -176,6 +176,10 @@ std::string replconf_unknown_option(std::string_view option) {
   return fmt::format("ERR Unrecognized REPLCONF option: {}", option);
 }
 
+std::string no_redis70_equivalent(std::string_view what) {
+  return fmt::format("ERR {} has no Redis 7.0 equivalent (rdb-version is 10)", what);
+}
+
 std::string replconf_ip_too_long(std::size_t bytes) {
   return fmt::format("ERR REPLCONF ip-address provided by replica instance is too long: {} bytes",
                      bytes);

@@ -11,7 +11,8 @@
 // name or an XGROUP subcommand could (Redis keeps adding both). docs/commands.md has the rest.
 //
 // SET and REMOVE propagate their own argv (the AOF rewrite writes SET after the group's
-// records), so the policy survives restarts and reaches replicas. SET does not look at the
+// records), so the policy survives restarts and reaches replicas; with rdb-version 10 both are
+// refused (a Redis 7.0 replica could not follow: stream/propagation.h). SET does not look at the
 // dead-letter key: its type is checked when an entry is dead-lettered, so that an AOF whose
 // keys were written in another order (the rewrite) always replays the policy.
 #include <limits>
@@ -24,6 +25,7 @@
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/stream/commands.h"
 #include "streamd/commands/stream/dead_letters.h"
+#include "streamd/commands/stream/propagation.h"
 #include "streamd/commands/stream/support.h"
 #include "streamd/engine/consumer_group.h"
 #include "streamd/engine/dead_letter.h"
@@ -144,6 +146,7 @@ void deadletter_set(Context& ctx) {
     ctx.reply.error(cur.error());
     return;
   }
+  if (refuse_without_redis70_form(ctx, "STREAMD.DEADLETTER SET")) return;
   ConsumerGroup* g = policy_group(ctx);
   if (!g) return;
   // Dead letters would come back to the group as new entries, for ever.
@@ -175,6 +178,7 @@ void deadletter_get(Context& ctx) {
 }
 
 void deadletter_remove(Context& ctx) {
+  if (refuse_without_redis70_form(ctx, "STREAMD.DEADLETTER REMOVE")) return;
   ConsumerGroup* g = policy_group(ctx);
   if (!g) return;
   const bool had = g->dead_letter() != nullptr;

@@ -352,6 +352,7 @@ void xnack(Context& ctx) {
     ctx.reply.error(cur.error());
     return;
   }
+  if (refuse_without_redis70_form(ctx, "XNACK")) return;
   bool replied = false;
   Stream* s = find_stream(ctx, ctx.arg(1), replied);
   if (replied) return;

@@ -7,6 +7,7 @@
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/propagation.h"
 #include "streamd/commands/stream/support.h"
 #include "streamd/engine/idmp.h"
 
@@ -53,6 +54,7 @@ void xcfgset(Context& ctx) {
     ctx.reply.error(cur.error());
     return;
   }
+  if (refuse_without_redis70_form(ctx, "XCFGSET")) return;
   Stream* s = existing_stream(ctx, ctx.arg(1));
   if (!s) return;
   s->idmp_or_create().configure(duration, maxsize);
@@ -69,6 +71,7 @@ void xidmprecord(Context& ctx) {
     ctx.reply.error(cur.error());
     return;
   }
+  if (refuse_without_redis70_form(ctx, "XIDMPRECORD")) return;
   Stream* s = existing_stream(ctx, ctx.arg(1));
   if (!s) return;
   s->idmp_or_create().record(ctx.arg(2), ctx.arg(3), id, static_cast<uint64_t>(ctx.now_ms));

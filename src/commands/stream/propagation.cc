@@ -1,11 +1,19 @@
 #include "streamd/commands/stream/propagation.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "streamd/commands/core/error_text.h"
+#include "streamd/commands/core/server.h"
 
 namespace streamd::cmd {
 
 namespace {
+
+// IDs per XDEL / XACK record of a 7.0 replay: a long ACKED walk becomes several records of one
+// unit rather than one command of unbounded size.
+constexpr std::size_t kIdsPerRecord = 1000;
 
 std::string num(uint64_t v) {
   return std::to_string(v);
@@ -62,12 +70,60 @@ void propagate_pel_drop(Context& ctx, std::string_view key, std::string_view gro
   ctx.propagate({"XACK", key, group, text});
 }
 
+// `head...` followed by `ids`, kIdsPerRecord at a time.
+void propagate_with_ids(Context& ctx, std::initializer_list<std::string_view> head,
+                        std::span<const engine::StreamId> ids) {
+  std::vector<std::string> text;
+  std::vector<std::string_view> argv;
+  for (std::size_t i = 0; i < ids.size(); i += kIdsPerRecord) {
+    std::size_t n = std::min(kIdsPerRecord, ids.size() - i);
+    text.clear();
+    for (std::size_t k = 0; k < n; ++k) text.push_back(ids[i + k].to_string());
+    argv.assign(head);
+    argv.insert(argv.end(), text.begin(), text.end());
+    ctx.propagate(std::span<const std::string_view>(argv));
+  }
+}
+
+// What a policy removed or dropped beyond an exact XTRIM, as XDEL and XACK.
+void propagate_ref_effects(Context& ctx, std::string_view key, const engine::RefEffects& fx) {
+  propagate_with_ids(ctx, {"XDEL", key}, fx.erased);
+  for (const auto& [group, ids] : fx.dropped) propagate_with_ids(ctx, {"XACK", key, group}, ids);
+}
+
 }  // namespace
+
+bool redis70_forms(const Context& ctx) {
+  return ctx.server.config().ref<std::int64_t>("rdb-version") == 10;
+}
+
+bool refuse_without_redis70_form(Context& ctx, std::string_view what) {
+  if (ctx.session.master || ctx.session.aof_loader || !redis70_forms(ctx)) return false;
+  ctx.reply.error(errors::no_redis70_equivalent(what));
+  return true;
+}
+
+void propagate_ref_delete_as_redis70(Context& ctx, std::string_view key, std::string_view group,
+                                     std::span<const engine::StreamId> acked,
+                                     std::span<const engine::StreamId> deleted,
+                                     const engine::RefEffects& fx) {
+  if (!ctx.propagating()) return ctx.propagate_nothing();
+  if (acked.empty() && deleted.empty() && fx.dropped.empty()) return ctx.propagate_nothing();
+  propagate_with_ids(ctx, {"XACK", key, group}, acked);
+  propagate_with_ids(ctx, {"XDEL", key}, deleted);
+  propagate_ref_effects(ctx, key, fx);
+}
 
 void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
-                    std::span<const engine::FieldValue> fields, engine::RefPolicy policy) {
+                    std::span<const engine::FieldValue> fields, engine::RefPolicy policy,
+                    const engine::RefEffects* as_redis70) {
   if (!ctx.propagating()) return ctx.propagate_nothing();
+  if (as_redis70) {
+    // 7.0: the plain exact trim (none after an ACKED walk, which XDEL replays), then the rest.
+    policy = engine::RefPolicy::kKeepRef;
+    if (as_redis70->walked) trim = nullptr;
+  }
   std::string id_text = id.to_string();
   std::string threshold;
   std::vector<std::string_view> argv;
@@ -89,11 +145,22 @@ void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
     argv.push_back(fv.value);
   }
   ctx.propagate(std::span<const std::string_view>(argv));
+  if (as_redis70) propagate_ref_effects(ctx, key, *as_redis70);
 }
 
 void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
-                     const engine::TrimResult& trim, engine::RefPolicy policy) {
+                     const engine::TrimResult& trim, engine::RefPolicy policy,
+                     const engine::RefEffects* as_redis70) {
   if (!ctx.propagating()) return ctx.propagate_nothing();
+  if (as_redis70) {
+    // 7.0: XDEL of an ACKED walk's removals, or the plain exact trim; then DELREF's XACKs.
+    if (!as_redis70->walked) {
+      propagate_xtrim(ctx, key, strategy, trim);
+    } else if (as_redis70->erased.empty() && as_redis70->dropped.empty()) {
+      ctx.propagate_nothing();
+    }
+    return propagate_ref_effects(ctx, key, *as_redis70);
+  }
   std::string threshold;
   std::vector<std::string_view> argv = {"XTRIM", key};
   if (strategy == engine::TrimStrategy::kMaxLen || policy == engine::RefPolicy::kAcked) {

@@ -1,13 +1,15 @@
 // XDELEX and XACKDEL (Redis 8.2): deletes that know about consumer-group references, one integer
 // per requested ID in the reply (-1 no such entry, 1 deleted, 2 kept because referenced). The
 // reference rules live in the engine (stream_refs.h). Both propagate their own argv: replayed on
-// the same state they make the same decisions.
+// the same state they make the same decisions. With rdb-version 10 they propagate what they did
+// as XACK / XDEL instead (stream/propagation.h: redis70_forms).
 #include <optional>
 #include <vector>
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/stream/commands.h"
+#include "streamd/commands/stream/propagation.h"
 #include "streamd/commands/stream/support.h"
 #include "streamd/engine/consumer_group.h"
 #include "streamd/engine/stream_refs.h"
@@ -81,6 +83,16 @@ void note_changes(Context& ctx, std::string_view key, const Stream& s, uint64_t 
   }
 }
 
+// The IDs whose outcome is kDeleted, in request order.
+std::vector<StreamId> deleted_ids(const std::vector<StreamId>& ids,
+                                  const std::vector<DeleteOutcome>& out) {
+  std::vector<StreamId> deleted;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (out[i] == DeleteOutcome::kDeleted) deleted.push_back(ids[i]);
+  }
+  return deleted;
+}
+
 void xdelex(Context& ctx) {
   RefDeleteArgs a;
   if (!parse_ref_delete_or_reply(ctx, 2, a)) return;
@@ -91,10 +103,15 @@ void xdelex(Context& ctx) {
   std::vector<DeleteOutcome> out(a.ids.size(), DeleteOutcome::kNotFound);
   if (s) {
     uint64_t length_before = s->length(), pending_before = total_pending(*s);
+    engine::RefEffects fx;
+    bool as_redis70 = redis70_forms(ctx);
     for (std::size_t i = 0; i < a.ids.size(); ++i) {
-      out[i] = engine::delete_entry(*s, a.ids[i], a.policy);
+      out[i] = engine::delete_entry(*s, a.ids[i], a.policy, as_redis70 ? &fx : nullptr);
     }
     note_changes(ctx, key, *s, length_before, pending_before);
+    if (as_redis70) {
+      propagate_ref_delete_as_redis70(ctx, key, {}, {}, deleted_ids(a.ids, out), fx);
+    }
   }
   reply_outcomes(ctx, out);
 }
@@ -111,11 +128,19 @@ void xackdel(Context& ctx) {
   // A missing key or group answers -1 for every ID, as XACK answers 0 rather than NOGROUP.
   if (g) {
     uint64_t length_before = s->length(), pending_before = total_pending(*s);
+    engine::RefEffects fx;
+    bool as_redis70 = redis70_forms(ctx);
+    std::vector<StreamId> acked;
     for (std::size_t i = 0; i < a.ids.size(); ++i) {
-      g->ack(std::span<const StreamId>(&a.ids[i], 1));
-      out[i] = engine::delete_entry(*s, a.ids[i], a.policy);
+      if (g->ack(std::span<const StreamId>(&a.ids[i], 1)) != 0 && as_redis70) {
+        acked.push_back(a.ids[i]);
+      }
+      out[i] = engine::delete_entry(*s, a.ids[i], a.policy, as_redis70 ? &fx : nullptr);
     }
     note_changes(ctx, key, *s, length_before, pending_before);
+    if (as_redis70) {
+      propagate_ref_delete_as_redis70(ctx, key, g->name(), acked, deleted_ids(a.ids, out), fx);
+    }
   }
   reply_outcomes(ctx, out);
 }

@@ -150,6 +150,7 @@ void xadd(Context& ctx) {
     ctx.reply.error(errors::kIdmpEmpty);
     return;
   }
+  if (a.idmp && refuse_without_redis70_form(ctx, a.idmp_auto ? "IDMPAUTO" : "IDMP")) return;
   std::string_view key = ctx.arg(1);
   bool replied = false;
   Stream* s = find_or_create_stream(ctx, key, !a.nomkstream, replied);
@@ -199,14 +200,18 @@ void xadd(Context& ctx) {
   if (a.idmp) s->idmp_or_create().record(a.pid, a.iid, *id, now);
   write_id(ctx.reply, *id);
   engine::TrimResult trimmed;
+  engine::RefEffects fx;
+  engine::RefEffects* as_redis70 = nullptr;
   if (a.trim.strategy != TrimStrategy::kNone) {
-    trimmed = engine::trim_with_policy(*s, a.trim, a.policy);
+    if (a.policy != engine::RefPolicy::kKeepRef && redis70_forms(ctx)) as_redis70 = &fx;
+    trimmed = engine::trim_with_policy(*s, a.trim, a.policy, as_redis70);
   }
   ctx.modified(key, events::kXadd);
   if (trimmed.removed > 0) ctx.notify(events::kXtrim, key);
   // The generated ID and the exact trim, so the AOF replays this entry and no other.
   propagate_xadd(ctx, key, *id, a.trim.strategy,
-                 a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields, a.policy);
+                 a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields, a.policy,
+                 as_redis70);
   if (a.idmp) propagate_idmp_record(ctx, key, a.pid, a.iid, *id);
 }
 
@@ -228,7 +233,10 @@ void xtrim(Context& ctx) {
     return;
   }
   uint64_t pending_before = total_pending(*s);
-  engine::TrimResult r = engine::trim_with_policy(*s, a.trim, a.policy);
+  engine::RefEffects fx;
+  engine::RefEffects* as_redis70 =
+      a.policy != engine::RefPolicy::kKeepRef && redis70_forms(ctx) ? &fx : nullptr;
+  engine::TrimResult r = engine::trim_with_policy(*s, a.trim, a.policy, as_redis70);
   ctx.reply.integer(static_cast<long long>(r.removed));
   if (r.removed || total_pending(*s) != pending_before) {
     // "xtrim" only when entries went (an ACKED/DELREF trim may only drop PEL references).
@@ -236,7 +244,7 @@ void xtrim(Context& ctx) {
     ctx.modified(key, std::max<uint64_t>(r.removed, 1));
     if (r.removed) ctx.notify(events::kXtrim, key);
     // "~" becomes the exact trim it did
-    propagate_xtrim(ctx, key, a.trim.strategy, r, a.policy);
+    propagate_xtrim(ctx, key, a.trim.strategy, r, a.policy, as_redis70);
   }
 }
 

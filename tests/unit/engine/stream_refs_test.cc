@@ -153,5 +153,65 @@ TEST(StreamRefs, TrimAckedWithoutGroupsIsAPlainTrim) {
   EXPECT_EQ(r.exact_maxlen, 1u);
 }
 
+// RefEffects: what a replay by XTRIM / XDEL / XACK (Redis 7.0) needs to know.
+using Dropped = std::vector<std::pair<std::string, std::vector<StreamId>>>;
+
+TEST(StreamRefEffects, DeleteDelRefRecordsEachGroupsDroppedReferences) {
+  GroupHarness h;
+  fill(h, 3);
+  h.read("g1", "a", 3);
+  h.read("g2", "b", 1);
+  RefEffects fx;
+  EXPECT_EQ(delete_entry(h.s, {1, 0}, RefPolicy::kDelRef, &fx), DeleteOutcome::kDeleted);
+  EXPECT_EQ(delete_entry(h.s, {3, 0}, RefPolicy::kDelRef, &fx), DeleteOutcome::kDeleted);
+  EXPECT_EQ(delete_entry(h.s, {9, 0}, RefPolicy::kDelRef, &fx), DeleteOutcome::kNotFound);
+  EXPECT_FALSE(fx.walked);
+  EXPECT_TRUE(fx.erased.empty());  // the caller knows which IDs it deleted
+  EXPECT_EQ(fx.dropped, (Dropped{{"g1", {{1, 0}, {3, 0}}}, {"g2", {{1, 0}}}}));
+  // KEEPREF and ACKED drop nothing.
+  RefEffects none;
+  delete_entry(h.s, {2, 0}, RefPolicy::kKeepRef, &none);
+  EXPECT_TRUE(none.dropped.empty());
+}
+
+TEST(StreamRefEffects, TrimDelRefRecordsReferencesBelowTheNewFirstEntry) {
+  GroupHarness h;
+  fill(h, 5);
+  h.read("g1", "a", 5);
+  h.read("g2", "b", 2);
+  RefEffects fx;
+  TrimResult r = trim_with_policy(h.s, TrimSpec::max_len(2), RefPolicy::kDelRef, &fx);
+  EXPECT_EQ(r.removed, 3u);
+  EXPECT_FALSE(fx.walked);  // a prefix: the exact XTRIM replays it
+  EXPECT_EQ(fx.dropped, (Dropped{{"g1", {{1, 0}, {2, 0}, {3, 0}}}, {"g2", {{1, 0}, {2, 0}}}}));
+}
+
+TEST(StreamRefEffects, TrimAckedRecordsTheWalkAndCountsItAsDeletions) {
+  GroupHarness h;
+  fill(h, 4);
+  h.read("g1", "a", 4);
+  h.read("g2", "b", 4);
+  std::vector<StreamId> acked = {{1, 0}, {3, 0}};
+  h.group("g1").ack(acked);
+  h.group("g2").ack(acked);
+  RefEffects fx;
+  TrimResult r = trim_with_policy(h.s, TrimSpec::max_len(0), RefPolicy::kAcked, &fx);
+  EXPECT_EQ(r.removed, 2u);
+  EXPECT_TRUE(fx.walked);
+  EXPECT_EQ(fx.erased, (std::vector<StreamId>{{1, 0}, {3, 0}}));
+  EXPECT_TRUE(fx.dropped.empty());
+  // As the XDEL 1-0 3-0 that replays it would leave it (without fx it stays 0-0, above).
+  EXPECT_EQ(h.s.max_deleted_entry_id(), (StreamId{3, 0}));
+}
+
+TEST(StreamRefEffects, TrimAckedWithoutGroupsIsNoWalk) {
+  GroupHarness h;
+  for (uint64_t i = 1; i <= 3; ++i) h.add(i, 0);
+  RefEffects fx;
+  EXPECT_EQ(trim_with_policy(h.s, TrimSpec::max_len(1), RefPolicy::kAcked, &fx).removed, 2u);
+  EXPECT_FALSE(fx.walked);
+  EXPECT_TRUE(fx.erased.empty());
+}
+
 }  // namespace
 }  // namespace streamd::engine

@@ -307,5 +307,8 @@ inline constexpr std::string_view kMasterDown =
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 std::string replconf_unknown_option(std::string_view option);
 std::string replconf_ip_too_long(std::size_t bytes);
+// streamd's own: a write Redis 7.0 has no command for, refused while rdb-version is 10 (see
+// commands/stream/propagation.h): "ERR XNACK has no Redis 7.0 equivalent (rdb-version is 10)"
+std::string no_redis70_equivalent(std::string_view what);
 
 }  // namespace streamd::cmd::errors

@@ -67,6 +67,9 @@ struct Session {
   // The link to this server's master (the replica side, repl/replica.h): CLIENT LIST flag M,
   // type master; its writes pass the READONLY/MASTERDOWN checks and its replies are discarded.
   bool master = false;
+  // The AOF loader's session (persist/loading_runner.h): it replays writes accepted before, which
+  // no check of what may be accepted now refuses (rdb-version 10's, stream/propagation.h).
+  bool aof_loader = false;
 
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;

@@ -18,18 +18,44 @@
 
 namespace streamd::cmd {
 
+// rdb-version 10 (streamd's own: "write what Redis 7.0 reads") makes what streams propagate
+// Redis 7.0 commands too, so that a redis-server 7.0 replica, and Redis 7.0 reading the AOF,
+// arrive at the same state:
+//   - the 8.2 KEEPREF / DELREF / ACKED trims and deletes propagate as what 7.0 has: the exact
+//     XADD / XTRIM without a policy, XDEL of the entries an ACKED walk, XDELEX or XACKDEL
+//     removed, XACK key group ... of the references DELREF dropped (engine::RefEffects);
+//   - writes whose effect 7.0 cannot hold (XNACK, IDMP and XCFGSET, dead-letter policies) are
+//     refused (refuse_without_redis70_form), so nothing the replica lacks was ever accepted.
+// The stream is shared by every replica (one backlog, one offset), so a streamd replica gets the
+// same 7.0 forms, which give it the same state.
+bool redis70_forms(const Context& ctx);
+// When redis70_forms() holds, replies errors::no_redis70_equivalent(what) and returns true,
+// except to a client replaying writes accepted before (the master link, the AOF loader).
+bool refuse_without_redis70_form(Context& ctx, std::string_view what);
+
 // XADD key [DELREF|ACKED] [MAXLEN = n | MINID = id] id field value ...: the ID the stream
 // generated and, if the command trimmed, the exact trim that reproduces it (`trim` is the result
 // of trim_with_policy). An ACKED trim always propagates as MAXLEN = <resulting length> ACKED,
-// which removes the same entries on the same state (stream_refs.h).
+// which removes the same entries on the same state (stream_refs.h). With `as_redis70` (the
+// trim's effects, see redis70_forms) the policy is replayed by 7.0 commands instead.
 void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
                     std::span<const engine::FieldValue> fields,
-                    engine::RefPolicy policy = engine::RefPolicy::kKeepRef);
-// XTRIM key MAXLEN = n | MINID = id [DELREF|ACKED]: the exact form of any trim.
+                    engine::RefPolicy policy = engine::RefPolicy::kKeepRef,
+                    const engine::RefEffects* as_redis70 = nullptr);
+// XTRIM key MAXLEN = n | MINID = id [DELREF|ACKED]: the exact form of any trim (`as_redis70` as
+// for propagate_xadd).
 void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
                      const engine::TrimResult& trim,
-                     engine::RefPolicy policy = engine::RefPolicy::kKeepRef);
+                     engine::RefPolicy policy = engine::RefPolicy::kKeepRef,
+                     const engine::RefEffects* as_redis70 = nullptr);
+// XDELEX / XACKDEL in Redis 7.0's commands (redis70_forms): XACK key group <acked> (XACKDEL's own
+// group), XDEL key <deleted>, then the references DELREF dropped in `fx`. Nothing when all three
+// are empty.
+void propagate_ref_delete_as_redis70(Context& ctx, std::string_view key, std::string_view group,
+                                     std::span<const engine::StreamId> acked,
+                                     std::span<const engine::StreamId> deleted,
+                                     const engine::RefEffects& fx);
 
 // XIDMPRECORD key pid iid id: the idempotency record an XADD IDMP/IDMPAUTO made (after the XADD
 // in the same unit), so replay rebuilds the same IDMP table (the record's age comes from the ID).
