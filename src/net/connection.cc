@@ -243,7 +243,7 @@ void Connection::process_input() {
   if (closing_) return;
   fe_.after_batch();
   if (closing_ || !session_) return;
-  if (pending_output() >= fe_.output_check_bytes() &&
+  if (total_output() >= fe_.output_check_bytes() &&
       !check_output_limits(fe_.server().clock().now_ms())) {
     return;
   }
@@ -508,11 +508,15 @@ void Connection::account_output(std::size_t n) {
   ++st.total_writes;
 }
 
+std::size_t Connection::total_output() const {
+  return pending_output() + (session_ ? session_->held_output : 0);
+}
+
 void Connection::update_session_counters() {
   if (!session_) return;
   session_->query_buffer = in_.size();
   session_->query_buffer_free = in_.capacity() - in_.size();
-  session_->output_buffer = pending_output();
+  session_->output_buffer = total_output();
 }
 
 bool Connection::check_output_limits(int64_t now_ms) {
@@ -523,7 +527,7 @@ bool Connection::check_output_limits(int64_t now_ms) {
                            : session_ && cmd::subscribed(*session_)
                                ? fe_.settings().pubsub_output_limit
                                : fe_.settings().normal_output_limit;
-  std::size_t used = pending_output();
+  std::size_t used = total_output();
   bool over = lim.hard_bytes != 0 && used >= lim.hard_bytes;
   if (lim.soft_bytes != 0 && used >= lim.soft_bytes) {
     if (soft_limit_since_ms_ == 0) {
@@ -555,7 +559,7 @@ void Connection::cron(int64_t now_ms) {
     close();
     return;
   }
-  if (pending_output() > 0 && !check_output_limits(now_ms)) return;
+  if (total_output() > 0 && !check_output_limits(now_ms)) return;
   update_session_counters();
 }
 
@@ -564,6 +568,9 @@ void Connection::close() {
   closing_ = true;
   if (fd_ >= 0) {
     fe_.poller().remove(poll_token_);  // events already collected for it are dropped
+    // A full sync's child writes into a replica's socket through its own copy of the
+    // descriptor: shutting the socket down (not just closing ours) ends its writes with EPIPE.
+    if (session_ && session_->replica) ::shutdown(fd_, SHUT_RDWR);
     ::close(fd_);
     fd_ = -1;
   } else {

@@ -36,7 +36,8 @@ bool same_limit(const OutputLimit& a, const OutputLimit& b) {
 
 // The smallest output size at which some client class's limit needs checking.
 std::size_t smallest_limit(const Settings& s) {
-  return std::min(smallest_limit(s.normal_output_limit), smallest_limit(s.pubsub_output_limit));
+  return std::min({smallest_limit(s.normal_output_limit), smallest_limit(s.pubsub_output_limit),
+                   smallest_limit(s.replica_output_limit)});
 }
 
 bool same_limits(const Settings& a, const Settings& b) {
@@ -44,7 +45,8 @@ bool same_limits(const Settings& a, const Settings& b) {
          a.tcp_keepalive_s == b.tcp_keepalive_s && a.proto_max_bulk_len == b.proto_max_bulk_len &&
          a.client_query_buffer_limit == b.client_query_buffer_limit &&
          same_limit(a.normal_output_limit, b.normal_output_limit) &&
-         same_limit(a.pubsub_output_limit, b.pubsub_output_limit) && a.hz == b.hz &&
+         same_limit(a.pubsub_output_limit, b.pubsub_output_limit) &&
+         same_limit(a.replica_output_limit, b.replica_output_limit) && a.hz == b.hz &&
          a.loglevel == b.loglevel;
 }
 

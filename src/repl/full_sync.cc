@@ -252,6 +252,7 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
         child_->sessions.end()) {
       r.state = ReplicaState::kWaitBgsaveEnd;
       r.pending.clear();
+      r.session->held_output = 0;
     }
   }
   reset_selected_db();
@@ -322,6 +323,7 @@ void ReplicationMaster::go_online(ReplicaLink& r, int64_t now_ms) {
   spdlog::info("Synchronization with replica {} succeeded", r.session->addr);
   std::string pending = std::move(r.pending);
   r.pending.clear();
+  r.session->held_output = 0;
   if (!pending.empty() && r.session->out) {
     r.session->out->append(pending);
     if (r.session->flush) r.session->flush();

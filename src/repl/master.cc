@@ -99,6 +99,9 @@ void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {
     case ReplicaState::kWaitBgsaveEnd:
     case ReplicaState::kSendBulk:
       r.pending.append(bytes);
+      // Counted against the replica's output limit: the connection checks it when woken.
+      r.session->held_output = r.pending.size();
+      if (r.session->flush) r.session->flush();
       return;
     case ReplicaState::kOnline:
       if (!r.session->out) return;

@@ -8,6 +8,7 @@ and the replica link as CLIENT LIST shows it (flags=S).
 Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
 """
 
+import os
 import socket
 import subprocess
 import threading
@@ -289,6 +290,34 @@ class ReplicationMasterTest(unittest.TestCase):
         self.assertIn("min_slaves_good_slaves", info(self.server))
         with self.server.client() as c:
             self.assertEqual(c.call_raw("SET", "a", "1"), b"+OK\r\n")
+
+    def test_stream_buffered_during_a_snapshot_counts_against_the_replica_limit(self):
+        # 40 MB that LZF cannot shrink: more than loopback's socket buffers hold, so the child
+        # blocks on a replica that reads nothing, and the stream piles up in the master.
+        r = self.server.redis_py()
+        self.addCleanup(r.close)
+        pipe = r.pipeline(transaction=False)
+        for i in range(4000):
+            pipe.set(f"blob:{i}", os.urandom(10000))
+        pipe.execute()
+        r.config_set("client-output-buffer-limit", "replica 1048576 0 0")
+        stuck = self.replica()
+        stuck.handshake(7777)
+        self.assertTrue(stuck.call("PSYNC", "?", "-1").startswith(b"+FULLRESYNC"))
+        wait_for(lambda: "state=wait_bgsave" in info(self.server).get("slave0", ""),
+                 what="the snapshot under way")
+        pipe = r.pipeline(transaction=False)
+        for i in range(3000):  # 3 MB of stream while the snapshot is produced
+            pipe.xadd("s", {"f": "x" * 1000})
+        pipe.execute()
+        wait_for(lambda: info(self.server)["connected_slaves"] == "0",
+                 what="the stuck replica dropped at its output limit")
+        self.assertIn("closed for overcoming of output buffer limits", self.server.log_text())
+        # Its socket was shut down, so the child stopped writing to it at once (not after
+        # repl-timeout): the next replica gets a snapshot of its own.
+        r.config_set("client-output-buffer-limit", "replica 0 0 0")
+        fresh, _, _, payload, _ = self.full_sync()
+        self.assertGreater(len(payload), 40_000_000)
 
     def test_replconf_from_a_normal_client_and_pipelined_psync(self):
         with self.server.client() as c:

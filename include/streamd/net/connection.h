@@ -86,6 +86,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   cmd::Session* session() const { return session_; }
   // Bytes produced for the client and not yet accepted by the kernel.
   std::size_t pending_output() const { return out_.size() + (wbuf_.size() - wpos_); }
+  // With what the session holds outside the connection (Session::held_output): what the output
+  // limits and CLIENT LIST's omem count.
+  std::size_t total_output() const;
 
   bool tls() const { return tls_ != nullptr; }
   // A full sync to a replica on a TLS connection (repl/full_sync.cc): the snapshot child cannot

@@ -85,7 +85,12 @@ struct Session {
   // I/O counters maintained by the network layer for CLIENT LIST / INFO.
   std::size_t query_buffer = 0;
   std::size_t query_buffer_free = 0;
-  std::size_t output_buffer = 0;
+  std::size_t output_buffer = 0;  // includes held_output
+  // Output kept outside the connection: a replica's command stream buffered while its snapshot
+  // is produced or sent (repl/master.h: ReplicaLink::pending), maintained by the replication
+  // layer. The network layer counts it against client-output-buffer-limit, as Redis counts a
+  // syncing replica's share of the replication buffer.
+  std::size_t held_output = 0;
   uint64_t net_in = 0, net_out = 0;
   uint64_t commands = 0;
 
