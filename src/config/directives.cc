@@ -125,6 +125,11 @@ const Directive kDirectives[] = {
     string_row("tls-cert-file", "").immutable(),
     string_row("tls-key-file", "").immutable(),
     string_row("tls-key-file-pass", "").immutable(),
+    // The certificate a replica's link presents to its master instead of tls-cert-file (Redis's
+    // outgoing-connection identity; empty = tls-cert-file / -key-file / -key-file-pass).
+    string_row("tls-client-cert-file", "").immutable(),
+    string_row("tls-client-key-file", "").immutable(),
+    string_row("tls-client-key-file-pass", "").immutable(),
     string_row("tls-ca-cert-file", "").immutable(),
     string_row("tls-ca-cert-dir", "").immutable(),
     enum_row("tls-auth-clients", "yes", kTlsAuthClients).immutable(),
@@ -135,8 +140,9 @@ const Directive kDirectives[] = {
     bool_row("tls-session-caching", "yes").immutable(),
     int_row("tls-session-cache-size", "20480", 0, kIntMax).immutable(),
     int_row("tls-session-cache-timeout", "300", 0, kIntMax).immutable(),
-    // A replica's link to its master goes over TLS (tls-cert-file/-key-file are its client
-    // certificate, tls-ca-cert-file/-dir verify the master's). Read at each connection attempt.
+    // A replica's link to its master goes over TLS (tls-client-cert-file/-key-file, or else
+    // tls-cert-file/-key-file, are its client certificate; tls-ca-cert-file/-dir verify the
+    // master's). Read at each connection attempt.
     bool_row("tls-replication", "no"),
 
     // ---- REST API (Upstash's conventions, streamd's own directives; rest-port 0 = off) ----

@@ -63,6 +63,9 @@ TlsSettings tls_settings_from(const config::Config& cfg) {
   s.cert_file = cfg.ref<std::string>("tls-cert-file");
   s.key_file = cfg.ref<std::string>("tls-key-file");
   s.key_file_pass = cfg.ref<std::string>("tls-key-file-pass");
+  s.client_cert_file = cfg.ref<std::string>("tls-client-cert-file");
+  s.client_key_file = cfg.ref<std::string>("tls-client-key-file");
+  s.client_key_file_pass = cfg.ref<std::string>("tls-client-key-file-pass");
   s.ca_cert_file = cfg.ref<std::string>("tls-ca-cert-file");
   s.ca_cert_dir = cfg.ref<std::string>("tls-ca-cert-dir");
   switch (static_cast<config::TlsAuthClients>(cfg.ref<std::int64_t>("tls-auth-clients"))) {
@@ -188,7 +191,13 @@ std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::
 std::unique_ptr<asio::ssl::context> make_tls_client_context(const TlsSettings& s,
                                                             std::string& error) {
   auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
-  if (!configure_common(*ctx, s, false, error)) return nullptr;
+  TlsSettings as_client = s;
+  if (!s.client_cert_file.empty()) {
+    as_client.cert_file = s.client_cert_file;
+    as_client.key_file = s.client_key_file;
+    as_client.key_file_pass = s.client_key_file_pass;
+  }
+  if (!configure_common(*ctx, as_client, false, error)) return nullptr;
   SSL_CTX* h = ctx->native_handle();
   // The master's certificate must verify (Redis checks the chain, not the host name).
   if (s.ca_cert_file.empty() && s.ca_cert_dir.empty()) SSL_CTX_set_default_verify_paths(h);

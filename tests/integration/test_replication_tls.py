@@ -26,6 +26,7 @@ import re
 import shutil
 import socket
 import ssl
+import subprocess
 import tempfile
 import time
 import unittest
@@ -241,6 +242,31 @@ class ReplicationTlsTest(unittest.TestCase):
         self.assertEqual(m.info("replication")["connected_slaves"], 1)
         # Both were served by one child (the plain one waited for the stuck pipe to close).
         self.assertEqual(master.log_text().count("Starting BGSAVE for SYNC"), 1)
+
+    def test_tls_client_cert_file_is_what_the_replica_presents(self):
+        # The replica's own server certificate comes from a CA the master does not trust; only
+        # its tls-client-cert-file (signed by the master's CA) gets it past tls-auth-clients yes.
+        d = self.tmp
+        run = lambda *a: subprocess.run([test_tls.OPENSSL, *a], cwd=d, check=True,
+                                        capture_output=True)
+        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-ca.key", "-out",
+            "other-ca.crt", "-days", "2", "-subj", "/CN=untrusted-ca")
+        run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.csr",
+            "-subj", "/CN=other")
+        run("x509", "-req", "-in", "other.csr", "-CA", "other-ca.crt", "-CAkey", "other-ca.key",
+            "-CAcreateserial", "-out", "other.crt", "-days", "2", "-extfile", "server.ext")
+        master = self.start("streamd", "--repl-diskless-sync-delay", "0")
+        master.redis_py().set("k", "v")
+        own = ["--tls-cert-file", d / "other.crt", "--tls-key-file", d / "other.key"]
+        refused = self.replica_of("streamd", master, *own)
+        time.sleep(3)
+        self.assertFalse(link_up(refused.redis_py()))
+        replica = self.replica_of("streamd", master, *own,
+                                  "--tls-client-cert-file", d / "client.crt",
+                                  "--tls-client-key-file", d / "client.key")
+        r = replica.redis_py(decode_responses=True)
+        wait_for(lambda: link_up(r), timeout=30, what="TLS link up with the client certificate")
+        self.assertEqual(r.get("k"), "v")
 
     def test_plain_replica_cannot_use_the_tls_port(self):
         master = self.start("streamd", "--repl-diskless-sync-delay", "0")

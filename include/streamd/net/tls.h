@@ -23,6 +23,9 @@ namespace streamd::net {
 
 struct TlsSettings {
   std::string cert_file, key_file, key_file_pass;
+  // The client context's own identity (tls-client-*); when client_cert_file is empty the client
+  // presents cert_file / key_file / key_file_pass, as Redis does.
+  std::string client_cert_file, client_key_file, client_key_file_pass;
   std::string ca_cert_file, ca_cert_dir;
   enum class AuthClients { kNo, kYes, kOptional } auth_clients = AuthClients::kYes;
   std::string protocols;  // "TLSv1.2 TLSv1.3"; empty = those two
@@ -40,9 +43,11 @@ TlsSettings tls_settings_from(const config::Config& cfg);
 std::unique_ptr<asio::ssl::context> make_tls_context(const TlsSettings& s, std::string& error);
 
 // The client context of a replica's link to its master (tls-replication yes), as Redis builds
-// it: tls-cert-file/tls-key-file (if set) are the client certificate, the master's certificate
-// is verified against tls-ca-cert-file/-dir (the system's CAs when neither is set), not its host
-// name; tls-protocols, tls-ciphers and tls-ciphersuites apply. Null and `error` on failure.
+// it: tls-client-cert-file/-key-file/-key-file-pass, or when tls-client-cert-file is empty
+// tls-cert-file/-key-file/-key-file-pass (if set), are the client certificate, the master's
+// certificate is verified against tls-ca-cert-file/-dir (the system's CAs when neither is set), not
+// its host name; tls-protocols, tls-ciphers and tls-ciphersuites apply. Null and `error` on
+// failure.
 std::unique_ptr<asio::ssl::context> make_tls_client_context(const TlsSettings& s,
                                                             std::string& error);
 
