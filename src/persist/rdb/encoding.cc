@@ -66,11 +66,11 @@ void Writer::string(std::string_view s) {
     return;
   }
   if (compression_ && s.size() > kMinCompress) {
-    if (auto c = lzf_compress(s, s.size() - 4)) {
+    if (lzf_compress(s, s.size() - 4, lzf_buf_)) {
       byte(0xC0 | kEncLzf);
-      len(c->size());
+      len(lzf_buf_.size());
       len(s.size());
-      raw(*c);
+      raw(lzf_buf_);
       return;
     }
   }

@@ -42,6 +42,7 @@ class Writer {
  private:
   std::string& out_;
   bool compression_;
+  std::string lzf_buf_;  // string()'s compressed form, kept between calls (no allocation each)
 };
 
 class Reader {

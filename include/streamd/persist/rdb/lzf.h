@@ -17,6 +17,9 @@ namespace streamd::persist::rdb {
 // Compresses `in` into at most `max_out` bytes; nullopt if the result would not fit (the
 // caller then stores the string plainly).
 std::optional<std::string> lzf_compress(std::string_view in, std::size_t max_out);
+// The same into `out` (replacing its contents, keeping its capacity); false if it does not fit
+// (`out` then holds nothing useful).
+bool lzf_compress(std::string_view in, std::size_t max_out, std::string& out);
 
 // Decompresses into exactly `out_len` bytes; false if the input is malformed, refers before the
 // start of the output, or does not produce exactly out_len bytes.
