@@ -33,6 +33,10 @@ bool canonical_int(std::string_view s, int64_t& v) {
 void Writer::len(uint64_t v) {
   // Built on the stack and appended once: a byte() per byte is an out-of-line call each.
   char b[9];
+  out_.append(b, encode_len(v, b));
+}
+
+std::size_t encode_len(uint64_t v, char* b) {
   std::size_t n = 0;
   if (v < (1u << 6)) {
     b[n++] = static_cast<char>((kLen6 << 6) | v);
@@ -46,7 +50,7 @@ void Writer::len(uint64_t v) {
     b[n++] = static_cast<char>(kLen64);
     for (int i = 7; i >= 0; --i) b[n++] = static_cast<char>(v >> (8 * i));
   }
-  out_.append(b, n);
+  return n;
 }
 
 void Writer::string(std::string_view s) {

@@ -49,12 +49,16 @@ bool save(engine::Keyspace& ks, int64_t now_ms, const SaveOptions& opts,
   uint64_t crc = 0;
   bool ok = true;
   auto push = [&]() {
+    if (!ok) buf.clear();  // the save has failed: nothing more is kept
     if (!ok || buf.empty()) return;
     if (opts.checksum) crc = crc64(crc, buf);
     st.bytes += buf.size();
     ok = out(buf);
     buf.clear();
   };
+  // Also inside a big stream (after a failed write the rest is produced and dropped: the
+  // stream's walk has no way out, and the save fails at its end either way).
+  w.set_spill(push, kChunk);
   char magic[16];
   std::snprintf(magic, sizeof magic, "REDIS%04d", opts.version);
   w.raw(magic);

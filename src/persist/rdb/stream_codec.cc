@@ -26,6 +26,10 @@ void raw_id(Writer& w, StreamId id) {
   w.raw(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
+void put_u64_le(char* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
+}
+
 StreamId read_raw_id(Reader& r) {
   std::string_view v = r.raw(StreamId::kEncodedSize);
   if (!r.ok()) return {};
@@ -47,7 +51,8 @@ std::string node_listpack(const engine::StreamNode& node) {
   lp.add_int(static_cast<int64_t>(fields.size()));
   for (const auto& f : fields) lp.add_string(f.field);
   lp.add_int(0);
-  for (uint32_t off = node.first_offset(); off != node.end_offset();) {
+  const uint32_t end = node.end_offset();  // out of line: asked once, not per entry
+  for (uint32_t off = node.first_offset(); off != end;) {
     engine::StreamNode::Entry e = node.read_entry(off, fields, same);
     lp.add_int((e.deleted ? kFlagDeleted : 0) | (same ? kFlagSameFields : 0));
     lp.add_int(static_cast<int64_t>(e.id.ms - mid.ms));
@@ -75,6 +80,7 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
     // As rdbSaveRawString stores it: LZF-compressed when rdbcompression is on (a node's entries
     // repeat their field names and flags, so it usually halves).
     w.string(node_listpack(node));
+    w.spill_point();
   });
   w.len(s.length());
   w.len(s.last_id().ms);
@@ -95,12 +101,19 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
     // Released (XNACK) records have no consumer, which Redis's format cannot say: they travel
     // in the extension blob only.
     w.len(g.pending_count() - g.nacked_count());
-    for (auto it = g.pel().begin(); it.valid(); ++it) {
-      const engine::PendingEntry p = it.entry();
-      if (!p.owner) continue;
-      raw_id(w, p.id);
-      w.ms_time(p.delivery_time_ms);
-      w.len(p.delivery_count);
+    {
+      // Each record: the ID (16 bytes big-endian), the delivery time (8, little-endian), the
+      // delivery count (a length).
+      Writer::Batch b(w);
+      for (auto it = g.pel().begin(); it.valid(); ++it) {
+        const engine::PendingEntry p = it.entry();
+        if (!p.owner) continue;
+        char* out = b.room(StreamId::kEncodedSize + 8 + 9);
+        p.id.encode(reinterpret_cast<uint8_t*>(out));
+        put_u64_le(out + StreamId::kEncodedSize, static_cast<uint64_t>(p.delivery_time_ms));
+        b.commit(StreamId::kEncodedSize + 8 +
+                 encode_len(p.delivery_count, out + StreamId::kEncodedSize + 8));
+      }
     }
     w.len(g.consumer_count());
     g.for_each_consumer([&](const engine::Consumer& c) {
@@ -108,7 +121,11 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
       w.ms_time(c.seen_time_ms());
       if (type >= kTypeStreamListpacks3) w.ms_time(c.active_time_ms());
       w.len(c.pending_count());
-      for (auto it = c.pel().begin(); it.valid(); ++it) raw_id(w, it.id());
+      Writer::Batch b(w);
+      for (auto it = c.pel().begin(); it.valid(); ++it) {
+        it.id().encode(reinterpret_cast<uint8_t*>(b.room(StreamId::kEncodedSize)));
+        b.commit(StreamId::kEncodedSize);
+      }
     });
   });
 }

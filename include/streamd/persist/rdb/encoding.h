@@ -12,10 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace streamd::persist::rdb {
+
+// Writes v in RDB's length encoding at `out` (room for 9 bytes); returns the bytes written.
+std::size_t encode_len(uint64_t v, char* out);
 
 class Writer {
  public:
@@ -23,6 +27,17 @@ class Writer {
       : out_(out), compression_(compression) {}
 
   std::string& out() { return out_; }
+  // A writer that streams (an RDB file): at each spill point with at least `bytes` buffered,
+  // `spill` takes what was written so far and empties the buffer. Spill points sit between a
+  // stream's nodes and within its PELs, so one big stream is never held whole in memory (nor in
+  // a BGSAVE child's).
+  void set_spill(std::function<void()> spill, std::size_t bytes) {
+    spill_ = std::move(spill);
+    spill_bytes_ = bytes;
+  }
+  void spill_point() {
+    if (spill_ && out_.size() >= spill_bytes_) spill_();
+  }
   void byte(uint8_t b) { out_.push_back(static_cast<char>(b)); }
   void raw(std::string_view s) { out_.append(s); }
   void len(uint64_t v);
@@ -39,10 +54,39 @@ class Writer {
   void ms_time(int64_t t);
   void u64_le(uint64_t v);
 
+  // Many small pieces (a PEL's records) gathered on the stack and appended to the Writer a few
+  // kilobytes at a time: one append per record cost a call and a capacity check each.
+  class Batch {
+   public:
+    explicit Batch(Writer& w) : w_(w) {}
+    ~Batch() { flush(); }
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+    // Room for n <= kRoom bytes; commit() says how many were written.
+    char* room(std::size_t n) {
+      if (kRoom - used_ < n) flush();
+      return buf_ + used_;
+    }
+    void commit(std::size_t n) { used_ += n; }
+    void flush() {
+      w_.out_.append(buf_, used_);
+      used_ = 0;
+      w_.spill_point();
+    }
+    static constexpr std::size_t kRoom = 4096;
+
+   private:
+    Writer& w_;
+    std::size_t used_ = 0;
+    char buf_[kRoom];
+  };
+
  private:
   std::string& out_;
   bool compression_;
   std::string lzf_buf_;  // string()'s compressed form, kept between calls (no allocation each)
+  std::function<void()> spill_;
+  std::size_t spill_bytes_ = 0;
 };
 
 class Reader {

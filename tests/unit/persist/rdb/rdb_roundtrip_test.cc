@@ -88,6 +88,37 @@ void expect_same(CommandHarness& a, CommandHarness& b) {
   b.Run({"SELECT", "0"});
 }
 
+TEST(RdbFile, ABigStreamIsWrittenInChunks) {
+  // One stream of about 3 MB with 20,000 pending entries: the sink gets it piece by piece (a
+  // chunk is cut between nodes and inside the PELs once 64 KB are buffered), and the pieces
+  // load back as the same file.
+  CommandHarness a;
+  std::string payload(100, 'p');
+  for (int i = 1; i <= 30000; ++i) {
+    a.Run({"XADD", "big", std::to_string(i) + "-1", "n", std::to_string(i), "p", payload});
+  }
+  a.Run({"XGROUP", "CREATE", "big", "g", "0"});
+  a.Run({"XREADGROUP", "GROUP", "g", "c", "COUNT", "20000", "STREAMS", "big", ">"});
+  std::vector<std::size_t> pieces;
+  std::string data;
+  SaveOptions o;
+  o.compression = false;
+  ASSERT_TRUE(save(a.server().keyspace(), a.clock().now_ms(), o, [&](std::string_view b) {
+    pieces.push_back(b.size());
+    data.append(b);
+    return true;
+  }));
+  EXPECT_GT(data.size(), 3'000'000u);
+  EXPECT_GT(pieces.size(), 40u);
+  for (std::size_t n : pieces) EXPECT_LT(n, 64u * 1024 + 8192) << "a piece of " << n << " bytes";
+  EXPECT_EQ(data, save_to_string(a, o));
+  CommandHarness b;
+  std::string err;
+  ASSERT_TRUE(load_into(b, data, &err)) << err;
+  EXPECT_EQ(Decode(b.Run({"XLEN", "big"})), "(integer) 30000");
+  EXPECT_EQ(Decode(a.Run({"XPENDING", "big", "g"})), Decode(b.Run({"XPENDING", "big", "g"})));
+}
+
 TEST(RdbFile, RoundTripKeepsEveryObservableState) {
   for (int version : {10, 12}) {
     for (bool compression : {true, false}) {
