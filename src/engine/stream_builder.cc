@@ -31,9 +31,22 @@ StreamBuilder::Staged* StreamBuilder::StagedPel::find(StreamId id) {
     auto it = map_.find(id);
     return it == map_.end() ? nullptr : &it->second;
   }
-  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), id,
-                             [](const auto& e, StreamId v) { return e.first < v; });
-  return it == sorted_.end() || it->first != id ? nullptr : &it->second;
+  auto less = [](const auto& e, StreamId v) { return e.first < v; };
+  auto lo = sorted_.begin(), hi = sorted_.end();
+  if (hint_ < sorted_.size() && !(id < sorted_[hint_].first)) {
+    // At or after the hint: gallop forward to bracket it, then search the bracket.
+    std::size_t from = hint_, step = 1;
+    while (from + step < sorted_.size() && sorted_[from + step].first < id) {
+      from += step;
+      step *= 2;
+    }
+    lo = sorted_.begin() + static_cast<std::ptrdiff_t>(from);
+    hi = sorted_.begin() + static_cast<std::ptrdiff_t>(std::min(sorted_.size(), from + step + 1));
+  }
+  auto it = std::lower_bound(lo, hi, id, less);
+  if (it == sorted_.end() || it->first != id) return nullptr;
+  hint_ = static_cast<std::size_t>(it - sorted_.begin());
+  return &it->second;
 }
 
 Err StreamBuilder::add_node(std::span<const BuiltEntry> entries) {
@@ -162,23 +175,42 @@ Result<std::unique_ptr<Stream>> StreamBuilder::finish() {
   s.last_id_ = last_id_;
   s.max_deleted_ = max_deleted_;
   s.first_id_ = live_ != 0 ? s.first_live_id() : StreamId{};
-  // Every record must have an owner or be released. The owned ones go into the Pel in ID order
-  // (each an append), then the released ones in release order (the NACK zone's order); the Pel
-  // orders its time index itself.
+  // Every record must have an owner or be released. The owned ones go into the Pel in ID order,
+  // each run of records with one owner and one delivery time as one delivery (what a group read
+  // made them; Pel::deliver links a run in one step), then their delivery counts where not 1;
+  // then the released ones in release order (the NACK zone's order). The Pel orders its time
+  // index itself.
   Err err = Err::kOk;
   std::size_t released_seen = 0;
+  std::vector<StreamId> run;
+  std::vector<std::pair<StreamId, uint64_t>> counts;
   for (auto& [g, records] : staged_) {
     bool unowned = false;
     ConsumerGroup* group = g;
+    uint32_t run_owner = 0;
+    int64_t run_time = 0;
+    auto deliver_run = [&] {
+      if (!run.empty()) group->pel_.deliver(run, run_owner, run_time);
+      run.clear();
+    };
+    counts.clear();
     records.for_each([&](StreamId id, const Staged& r) {
       if (r.released || unowned) return;
       if (!r.owner) {
         unowned = true;
         return;
       }
-      group->pel_.add(id, r.delivery_time_ms, r.delivery_count, r.owner->slot_);
+      if (!run.empty() && (r.owner->slot_ != run_owner || r.delivery_time_ms != run_time)) {
+        deliver_run();
+      }
+      run_owner = r.owner->slot_;
+      run_time = r.delivery_time_ms;
+      run.push_back(id);
+      if (r.delivery_count != 1) counts.emplace_back(id, r.delivery_count);
     });
     if (unowned) return Err::kBadData;
+    deliver_run();
+    for (const auto& [id, count] : counts) group->pel_.set_count(id, count);
   }
   for (const auto& [g, id] : released_) {
     g->pel_.add_nacked(id, staged_[g].find(id)->delivery_count);

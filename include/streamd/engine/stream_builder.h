@@ -114,6 +114,9 @@ class StreamBuilder {
    private:
     bool in_map_ = false;
     std::vector<std::pair<StreamId, Staged>> sorted_;  // strictly ascending
+    // Where the last find() in sorted_ landed: a consumer's PEL lists its IDs in ascending
+    // order, so the next one is usually just after it (searched forward by doubling steps).
+    std::size_t hint_ = 0;
     std::map<StreamId, Staged> map_;
   };
   std::map<ConsumerGroup*, StagedPel> staged_;

@@ -105,5 +105,50 @@ TEST(StreamBuilderPel, ReleasedRecordsAfterOwnedOnes) {
   EXPECT_EQ((*s)->groups().find("g")->nacked_count(), 2u);
 }
 
+TEST(StreamBuilderPel, RunsOfOneOwnerAndTimeKeepEveryRecordsOwnTimeAndCount) {
+  // Two consumers interleaved, delivery times that change mid-way, counts other than 1, one
+  // released record, IDs looked up by own() in each consumer's ascending order (the hint) and
+  // once out of order: the PEL must hold exactly what was staged, with its indexes consistent.
+  auto b = WithEntries(40);
+  for (uint64_t i = 1; i <= 40; ++i) {
+    int64_t time = i <= 15 ? 1000 : i <= 30 ? 2000 : 3000;
+    if (i == 20) continue;  // released below
+    ASSERT_EQ(b->add_pending(StreamId{i, 0}, time, i % 5 == 0 ? i : 1), Err::kOk);
+  }
+  ASSERT_EQ(b->add_consumer("odd", 1, 1), Err::kOk);
+  ASSERT_EQ(b->own(StreamId{39, 0}), Err::kOk);  // out of order first
+  for (uint64_t i = 1; i < 39; i += 2) ASSERT_EQ(b->own(StreamId{i, 0}), Err::kOk);
+  ASSERT_EQ(b->add_consumer("even", 1, 1), Err::kOk);
+  for (uint64_t i = 2; i <= 40; i += 2) {
+    if (i != 20) {
+      ASSERT_EQ(b->own(StreamId{i, 0}), Err::kOk);
+    }
+  }
+  EXPECT_EQ(b->own(StreamId{41, 0}), Err::kBadData);  // past the last record
+  ASSERT_EQ(b->add_released("g", StreamId{20, 0}, 7), Err::kOk);
+  auto s = b->finish();
+  ASSERT_TRUE(s);
+  const ConsumerGroup& g = *(*s)->groups().find("g");
+  std::string why;
+  EXPECT_TRUE(g.check_invariants(&why)) << why;
+  std::vector<PendingEntry> p = Pending(**s);
+  ASSERT_EQ(p.size(), 40u);
+  for (uint64_t i = 1; i <= 40; ++i) {
+    const PendingEntry& e = p[i - 1];
+    EXPECT_EQ(e.id, (StreamId{i, 0}));
+    if (i == 20) {
+      EXPECT_EQ(e.owner, nullptr);
+      EXPECT_EQ(e.delivery_count, 7u);
+      continue;
+    }
+    EXPECT_EQ(e.delivery_time_ms, i <= 15 ? 1000 : i <= 30 ? 2000 : 3000) << i;
+    EXPECT_EQ(e.delivery_count, i % 5 == 0 ? i : 1) << i;
+    ASSERT_NE(e.owner, nullptr);
+    EXPECT_EQ(e.owner->name(), i % 2 ? "odd" : "even") << i;
+  }
+  EXPECT_EQ(g.find_consumer("odd")->pending_count(), 20u);
+  EXPECT_EQ(g.find_consumer("even")->pending_count(), 19u);
+}
+
 }  // namespace
 }  // namespace streamd::engine
