@@ -166,14 +166,18 @@ bool Database::persist(Entry& e) {
 long long Database::avg_ttl_ms() const {
   if (expires_ == 0) return 0;
   long long now = clock_->now_ms();
-  long long sum = 0, n = 0;
+  // 128 bits: two TTLs near the largest expiry (EXPIREAT accepts up to 2^63 - 1 ms) overflowed
+  // a 64-bit sum. Each TTL is below 2^63, so the sum of any number of them fits, and so does
+  // their mean in a long long.
+  unsigned __int128 sum = 0;
+  uint64_t n = 0;
   dict_.for_each([&](const std::string&, const Entry& e) {
     if (e.expire_ms >= 0 && e.expire_ms > now) {
-      sum += e.expire_ms - now;
+      sum += static_cast<uint64_t>(e.expire_ms - now);
       ++n;
     }
   });
-  return n ? sum / n : 0;
+  return n ? static_cast<long long>(sum / n) : 0;
 }
 
 void Database::clear() {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -172,6 +173,20 @@ TEST_F(ExpiryModeTest, PromotionDeletesAgain) {
   EXPECT_EQ(db().size(), 2u);
   EXPECT_EQ(ks.db(1).expiry_mode(), ExpiryMode::kDelete);
   EXPECT_EQ(rec.expired, (std::vector<std::string>{"k"}));
+}
+
+TEST_F(ExpiryModeTest, AverageTtlOfHugeExpiriesDoesNotOverflow) {
+  // Found by the commands fuzzer (UBSan: signed overflow in avg_ttl_ms): EXPIREAT near the
+  // largest time on two keys, then INFO keyspace.
+  Database& d = db();
+  const int64_t now = clock.now_ms();
+  const int64_t far = std::numeric_limits<int64_t>::max() - 1000;
+  d.set_expire(d.set("a", Value(std::string("v"))), far);
+  d.set_expire(d.set("b", Value(std::string("v"))), far - 100);
+  EXPECT_EQ(d.avg_ttl_ms(), (far - now) - 50);
+  d.set_expire(d.set("c", Value(std::string("v"))), now + 10);
+  EXPECT_EQ(d.avg_ttl_ms(), static_cast<long long>(
+                                ((static_cast<unsigned __int128>(far - now) * 2) - 100 + 10) / 3));
 }
 
 }  // namespace
