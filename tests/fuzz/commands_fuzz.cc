@@ -14,9 +14,9 @@
 //   channel, and so may an EXEC that ran one: Redis's EXEC array counts the queued commands, and a
 //   (P)SUBSCRIBE in it writes one confirmation per channel inside it, in RESP2 as elements beyond
 //   the count and in RESP3 as pushes, so the bytes read as more than one reply; CLIENT REPLY
-//   OFF/SKIP and a repeated MONITOR may write none), a command that blocked
-//   wrote nothing, and a blocked client is answered exactly once when it wakes (its key was
-//   written, its timeout passed, CLIENT UNBLOCK);
+//   OFF/SKIP and a repeated MONITOR may write none), a command that blocked wrote no reply (in
+//   RESP3 only the pushes it caused), and a blocked client is answered exactly once when it
+//   wakes (its key was written, its timeout passed, CLIENT UNBLOCK);
 // - a client in RESP2 never receives a RESP3-only type; simple strings and errors hold no CR/LF;
 // - MONITOR output is well-formed RESP;
 // and, through ASan/UBSan and the engine's asserts (compiled in here), no memory error, no
@@ -162,7 +162,10 @@ class World {
     }
     quiet = quiet || s->reply_mode != cmd::ReplyMode::kOn;
     if (r == cmd::DispatchResult::kBlocked) {
-      check(out.empty());
+      // No reply yet. In RESP3 the pushes the command itself caused may go out (a subscriber's
+      // own keyspace event, such as the consumer its XREADGROUP created before blocking): Redis
+      // flushes pending pushes after every command, blocked or not (server.c afterCommand).
+      check_replies(out, 0, 0, s->proto);
       check(s->blocked != nullptr);
     } else if (shut_down_) {
       check(out.empty());  // SHUTDOWN answers nothing: the server exits

@@ -56,6 +56,7 @@ bool lzf_compress(std::string_view in, std::size_t max_out, std::string& out) {
   const std::size_t n = in.size();
   MatchTable& t = t_table;
   if (n >= UINT32_MAX / 2) return false;  // positions must fit the table's values
+  // Fewer than 4 bytes cannot shrink (and the rolling hash below starts from two bytes).
   if (n < 4 || max_out < 2) return false;
   if (t.base > UINT32_MAX - n - 1) {
     std::memset(t.slot, 0, sizeof t.slot);
