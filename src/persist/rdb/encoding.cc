@@ -87,7 +87,7 @@ void Writer::ms_time(int64_t t) {
 
 void Writer::u64_le(uint64_t v) {
   char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  encode_u64_le(v, b);
   out_.append(b, 8);
 }
 

@@ -26,10 +26,6 @@ void raw_id(Writer& w, StreamId id) {
   w.raw(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
-void put_u64_le(char* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
-}
-
 StreamId read_raw_id(Reader& r) {
   std::string_view v = r.raw(StreamId::kEncodedSize);
   if (!r.ok()) return {};
@@ -110,7 +106,7 @@ void write_stream_body(Writer& w, const engine::Stream& s, uint8_t type) {
         if (!p.owner) continue;
         char* out = b.room(StreamId::kEncodedSize + 8 + 9);
         p.id.encode(reinterpret_cast<uint8_t*>(out));
-        put_u64_le(out + StreamId::kEncodedSize, static_cast<uint64_t>(p.delivery_time_ms));
+        encode_u64_le(static_cast<uint64_t>(p.delivery_time_ms), out + StreamId::kEncodedSize);
         b.commit(StreamId::kEncodedSize + 8 +
                  encode_len(p.delivery_count, out + StreamId::kEncodedSize + 8));
       }

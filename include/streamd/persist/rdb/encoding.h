@@ -20,6 +20,10 @@ namespace streamd::persist::rdb {
 
 // Writes v in RDB's length encoding at `out` (room for 9 bytes); returns the bytes written.
 std::size_t encode_len(uint64_t v, char* out);
+// Writes v as 8 little-endian bytes at `out` (RDB's millisecond times).
+inline void encode_u64_le(uint64_t v, char* out) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
+}
 
 class Writer {
  public:
