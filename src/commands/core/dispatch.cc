@@ -207,14 +207,24 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
                                std::span<const std::string_view> argv, std::string& out,
                                int64_t rerun_deadline) {
   resp::ReplyWriter w(out, s.proto);
-  Context ctx(server_, s, w, *this, argv, spec, server_.clock().now_ms());
+  // The command's time (ctx.now_ms and every expiry check in the keyspace) is taken once, as it
+  // starts, and stands still until it ends; a command nested in EXEC keeps EXEC's time.
+  engine::CommandClock& clock = server_.command_clock();
+  int64_t t0 = clock.enter();
+  Context ctx(server_, s, w, *this, argv, spec, clock.now_ms());
   ctx.rerun_deadline_ms = rerun_deadline;
 
   uint64_t changes_before = server_.changes();
   int db_before = s.db;
   server_.begin_unit();
-  int64_t t0 = engine::monotonic_us();
-  spec.handler(ctx);
+  {
+    // Leaves on every way out of the handler (a handler may throw std::bad_alloc).
+    struct Leave {
+      engine::CommandClock& c;
+      ~Leave() { c.leave(); }
+    } leave{clock};
+    spec.handler(ctx);
+  }
   int64_t dur = engine::monotonic_us() - t0;
   // A write that changed something propagates its own argv unless it gave explicit records (a
   // command that parks the client has not done its work yet).

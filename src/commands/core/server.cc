@@ -28,7 +28,8 @@ std::string watch_id(int db, std::string_view key) {
 Server::Server(config::Config& cfg, const engine::Clock& clock)
     : cfg_(cfg),
       clock_(clock),
-      keyspace_(static_cast<int>(cfg.databases()), clock),
+      command_clock_(clock),
+      keyspace_(static_cast<int>(cfg.databases()), command_clock_),
       notifier_(cfg),
       start_ms_(clock.now_ms()) {
   keyspace_.set_observer(this);

@@ -36,6 +36,8 @@ class Server final : public engine::KeyObserver {
   engine::Keyspace& keyspace() { return keyspace_; }
   config::Config& config() { return cfg_; }
   const engine::Clock& clock() const { return clock_; }
+  // The keyspace's clock, frozen while a command runs (Dispatcher::run enters and leaves it).
+  engine::CommandClock& command_clock() { return command_clock_; }
   Stats& stats() { return stats_; }
   BlockingRegistry& blocking() { return blocking_; }
   // Keyspace notifications (notify.h): the pub/sub layer installs its sink here.
@@ -123,6 +125,7 @@ class Server final : public engine::KeyObserver {
  private:
   config::Config& cfg_;
   const engine::Clock& clock_;
+  engine::CommandClock command_clock_;  // before keyspace_, which keeps a pointer to it
   engine::Keyspace keyspace_;
   Stats stats_;
   BlockingRegistry blocking_;
