@@ -1,10 +1,12 @@
 #include "streamd/commands/core/command_table.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/server/persistence_commands.h"
+#include "streamd/text/ascii.h"
 
 namespace streamd::cmd {
 
@@ -52,15 +54,34 @@ namespace {
 
 constexpr std::size_t kShortName = 32;  // lowered on the stack; only a renamed name is longer
 
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+// ASCII upper case to lower case in the 8 bytes of `w` at once (bytes >= 0x80 are kept): for
+// each byte, adding 0x80 - 'A' to its low 7 bits sets the top bit iff it is >= 'A', adding
+// 0x80 - 'Z' - 1 iff it is > 'Z'; the difference, for bytes without their own top bit, marks
+// 'A'..'Z', and 0x80 >> 2 is the 0x20 that lowers one.
+uint64_t lower8(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  uint64_t low7 = w & ~kHigh;
+  uint64_t ge_a = low7 + (0x80 - 'A') * kOnes;
+  uint64_t gt_z = low7 + (0x80 - 'Z' - 1) * kOnes;
+  uint64_t upper = ge_a & ~gt_z & ~w & kHigh;
+  return w | (upper >> 2);
 }
 
-// FNV-1a, one step per (lowered) byte.
-constexpr uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr uint64_t kFnvPrime = 1099511628211ull;
-uint64_t hash_step(uint64_t h, char c) {
-  return (h ^ static_cast<unsigned char>(c)) * kFnvPrime;
+// Lowers name[0..n) into out (room for n rounded up to 8) and hashes it 8 bytes at a time (the
+// tail zero-padded). The index hashes its (already lower-case) names the same way.
+uint64_t lower_and_hash(std::string_view name, char* out) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ name.size();
+  std::size_t i = 0;
+  for (; i < name.size(); i += 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, name.data() + i, std::min<std::size_t>(8, name.size() - i));
+    w = lower8(w);
+    std::memcpy(out + i, &w, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h;
 }
 
 }  // namespace
@@ -70,8 +91,8 @@ void CommandTable::index_slots() {
   while (n < 4 * by_name_.size()) n *= 2;
   slots_.assign(n, 0);
   for (std::size_t i = 0; i < by_name_.size(); ++i) {
-    uint64_t h = kFnvOffset;
-    for (char c : by_name_[i].first) h = hash_step(h, c);
+    std::string scratch(by_name_[i].first.size() + 8, '\0');
+    uint64_t h = lower_and_hash(by_name_[i].first, scratch.data());
     std::size_t at = static_cast<std::size_t>(h) & (n - 1);
     while (slots_[at] != 0) at = (at + 1) & (n - 1);
     slots_[at] = static_cast<uint32_t>(i + 1);
@@ -80,18 +101,14 @@ void CommandTable::index_slots() {
 
 const CommandSpec* CommandTable::find(std::string_view name) const {
   if (name.size() > longest_name_ || slots_.empty()) return nullptr;
-  char buf[kShortName];
+  char buf[kShortName + 8];
   std::string long_name;
   char* out = buf;
   if (name.size() > kShortName) {
-    long_name.resize(name.size());
+    long_name.resize(name.size() + 8);
     out = long_name.data();
   }
-  uint64_t h = kFnvOffset;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    out[i] = lower(name[i]);
-    h = hash_step(h, out[i]);
-  }
+  uint64_t h = lower_and_hash(name, out);
   std::string_view key(out, name.size());
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t at = static_cast<std::size_t>(h) & mask; slots_[at] != 0; at = (at + 1) & mask) {
@@ -104,7 +121,7 @@ const CommandSpec* CommandTable::find(std::string_view name) const {
 CommandTable::RenameResult CommandTable::rename(std::string_view from, std::string_view to) {
   auto lowered = [](std::string_view s) {
     std::string out(s);
-    for (char& c : out) c = lower(c);
+    for (char& c : out) c = text::ascii_lower(c);
     return out;
   };
   auto at = [this](const std::string& key) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -128,6 +129,34 @@ TEST(CommandTable, LookupIsCaseInsensitive) {
   ASSERT_NE(list, nullptr);
   EXPECT_EQ(list->full_name, "client|list");
   EXPECT_EQ(t.find("nosuchcommand"), nullptr);
+}
+
+// find() lowers 8 bytes at a time: every row, in any case, is found; a byte next to a letter in
+// ASCII ('@', '[', '`', '{') or with the top bit set does not stand for one.
+TEST(CommandTable, LookupLowersOnlyAsciiLetters) {
+  auto& t = CommandTable::instance();
+  for (const CommandSpec& spec : t.all()) {
+    std::string name(spec.name);
+    std::string upper = name, mixed = name;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      upper[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
+      if (i % 2 == 0) mixed[i] = upper[i];
+    }
+    EXPECT_EQ(t.find(name), &spec) << name;
+    EXPECT_EQ(t.find(upper), &spec) << upper;
+    EXPECT_EQ(t.find(mixed), &spec) << mixed;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (name[i] != 'a' && name[i] != 'z') continue;
+      for (char c : {'@', '[', '`', '{', static_cast<char>(name[i] | 0x80),
+                     static_cast<char>((name[i] - 32) | 0x80)}) {
+        std::string other = name;
+        other[i] = c;
+        EXPECT_EQ(t.find(other), nullptr) << name << " at " << i;
+      }
+    }
+  }
+  EXPECT_EQ(t.find(std::string(40, 'X')), nullptr);  // longer than any name
+  EXPECT_EQ(t.find(""), nullptr);
 }
 
 // CommandTable::lookup, the one lookup of command + subcommand every caller shares.

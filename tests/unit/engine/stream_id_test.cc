@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace streamd::engine {
 namespace {
@@ -22,6 +24,28 @@ TEST(StreamId, CompareAndFormat) {
   EXPECT_EQ(std::string(buf, n), "1700000000000-12");
   EXPECT_TRUE(StreamId{}.is_zero());
   EXPECT_TRUE(StreamId::max().is_max());
+}
+
+// format() keeps the last milliseconds' digits: repeated, alternating and edge values must all
+// come out as std::to_string gives them.
+TEST(StreamId, FormatAgreesWithToStringInAnyOrder) {
+  std::mt19937_64 rng(7);
+  const uint64_t edges[] = {0, 1, 9, 10, 99, 100, 1700000000000, kMax - 1, kMax};
+  std::vector<StreamId> ids;
+  for (uint64_t ms : edges) {
+    for (uint64_t seq : edges) ids.push_back({ms, seq});
+  }
+  for (int i = 0; i < 2000; ++i)
+    ids.push_back(
+        {rng() % 4 == 0 ? 0 : rng() >> (rng() % 64), rng() % 3 == 0 ? rng() : rng() % 20});
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const StreamId& id : ids) {
+      char buf[StreamId::kMaxTextSize];
+      std::size_t n = id.format(buf);
+      ASSERT_EQ(std::string(buf, n), std::to_string(id.ms) + "-" + std::to_string(id.seq));
+    }
+    std::shuffle(ids.begin(), ids.end(), rng);
+  }
 }
 
 TEST(StreamId, EncodingIsBigEndianAndKeepsOrder) {
