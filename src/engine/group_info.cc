@@ -29,6 +29,7 @@ PendingSummary ConsumerGroup::pending_summary() const {
   if (r.count == 0) return r;
   r.first = pel_.first_id();
   r.last = pel_.last_id();
+  r.consumers.reserve(consumer_count());  // one allocation, not one per doubling
   for_each_consumer([&](const Consumer& c) {
     if (c.pending_count() != 0) r.consumers.emplace_back(c.name(), c.pending_count());
   });

@@ -158,8 +158,72 @@ RequestParser::Status RequestParser::parse_inline(std::string_view input, std::s
   return Status::kComplete;
 }
 
+bool RequestParser::parse_whole(std::string_view input, std::size_t& consumed,
+                                std::vector<std::string_view>& args) const {
+  const char* in = input.data();
+  const std::size_t size = input.size();
+  // A header's number at `i` (just after its type byte): "0", or 1 to 18 digits without a
+  // leading zero, then '\r' and one more byte (unchecked, as quick_header and Redis do). Leaves
+  // `i` after the header.
+  auto number = [&](std::size_t & i, long long& v) __attribute__((always_inline)) {
+    if (i >= size) return false;
+    unsigned d = static_cast<unsigned char>(in[i]) - static_cast<unsigned>('0');
+    if (d > 9) return false;
+    v = d;
+    const std::size_t start = i++;
+    if (d == 0) {
+      if (i + 1 >= size || in[i] != '\r') return false;
+      i += 2;
+      return true;
+    }
+    const std::size_t end = std::min(size, start + 18);
+    while (i < end && (d = static_cast<unsigned char>(in[i]) - static_cast<unsigned>('0')) <= 9) {
+      v = v * 10 + d;
+      ++i;
+    }
+    if (i + 1 >= size || in[i] != '\r') return false;
+    i += 2;
+    return true;
+  };
+  long long count = 0;
+  std::size_t pos = 1;
+  if (!number(pos, count) || count <= 0 ||
+      static_cast<unsigned long long>(count) > limits_.max_multibulk_len ||
+      (limits_.unauthenticated && count > kUnauthMaxMultibulkLen)) {
+    return false;
+  }
+  // Each argument takes at least 6 bytes ("$0\r\n\r\n"): a count the bytes present cannot hold
+  // is not complete here (and must not size the vector).
+  if (static_cast<unsigned long long>(count) > (size - pos) / 6) return false;
+  const long long max_len =
+      limits_.unauthenticated
+          ? std::min<long long>(kUnauthMaxBulkLen, static_cast<long long>(limits_.max_bulk_len))
+          : static_cast<long long>(limits_.max_bulk_len);
+  const std::size_t first = args.size();
+  args.resize(first + static_cast<std::size_t>(count));
+  std::string_view* out = args.data() + first;
+  for (long long k = 0; k < count; ++k) {
+    long long len = 0;
+    if (pos >= size || in[pos] != '$') break;
+    ++pos;
+    if (!number(pos, len) || len > max_len || size - pos < static_cast<std::size_t>(len) + 2) break;
+    out[k] = std::string_view(in + pos, static_cast<std::size_t>(len));
+    pos += static_cast<std::size_t>(len) + 2;  // the two bytes after it: unchecked, as Redis
+    if (k + 1 == count) {
+      consumed = pos;
+      return true;
+    }
+  }
+  args.resize(first);
+  return false;
+}
+
 RequestParser::Status RequestParser::parse_multibulk(std::string_view input, std::size_t& consumed,
                                                      std::vector<std::string_view>& args) {
+  if (mb_expected_ < 0 && parse_whole(input, consumed, args)) {
+    reset();
+    return Status::kComplete;
+  }
   long long quick_n = 0;
   std::size_t quick_next = 0;
   if (mb_expected_ < 0 && quick_header(input, 0, quick_n, quick_next) && quick_n > 0 &&

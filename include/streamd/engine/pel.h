@@ -186,7 +186,8 @@ class Pel {
   // The time index from its head.
   Iterator by_time() const;
   // Smallest and greatest IDs; only on a non-empty Pel.
-  StreamId first_id() const { return begin().id(); }
+  // Straight from the record tree (a Pel::Iterator seek also positions run walks: 10x the work).
+  StreamId first_id() const { return PelKey::decode(tree_.begin().key()); }
   StreamId last_id() const { return PelKey::decode(tree_.last().key()); }
   // The head of the time index (the next record a claim takes), if any.
   std::optional<PendingEntry> time_head() const;

@@ -83,6 +83,11 @@ class RequestParser {
                       std::vector<std::string_view>& args);
   Status parse_multibulk(std::string_view input, std::size_t& consumed,
                          std::vector<std::string_view>& args);
+  // A whole, well-formed multibulk command at the front of `input`, parsed in one pass with no
+  // saved state (what clients send, pipelined or not). False for anything else, having added
+  // nothing to `args`: the general path then decides, with the same outcome for what this takes.
+  bool parse_whole(std::string_view input, std::size_t& consumed,
+                   std::vector<std::string_view>& args) const;
   // Looks for `term` from `from`, resuming the scan where the previous call for the same line
   // stopped. On kFound, `at` is the terminator's offset.
   LineScan scan_line(std::string_view input, std::size_t from, char term, std::size_t& at);

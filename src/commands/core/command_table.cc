@@ -52,8 +52,6 @@ void CommandTable::index() {
 
 namespace {
 
-constexpr std::size_t kShortName = 32;  // lowered on the stack; only a renamed name is longer
-
 // ASCII upper case to lower case in the 8 bytes of `w` at once (bytes >= 0x80 are kept): for
 // each byte, adding 0x80 - 'A' to its low 7 bits sets the top bit iff it is >= 'A', adding
 // 0x80 - 'Z' - 1 iff it is > 'Z'; the difference, for bytes without their own top bit, marks
@@ -68,20 +66,33 @@ uint64_t lower8(uint64_t w) {
   return w | (upper >> 2);
 }
 
-// Lowers name[0..n) into out (room for n rounded up to 8) and hashes it 8 bytes at a time (the
-// tail zero-padded). The index hashes its (already lower-case) names the same way.
-uint64_t lower_and_hash(std::string_view name, char* out) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ name.size();
-  std::size_t i = 0;
-  for (; i < name.size(); i += 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, name.data() + i, std::min<std::size_t>(8, name.size() - i));
-    w = lower8(w);
-    std::memcpy(out + i, &w, 8);
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
+// Bytes [0, n) of p (n < 8) as a little-endian word, without reading past them: two
+// overlapping 4-byte loads for 4..7 bytes, the first, middle and last byte for 1..3.
+uint64_t load_short(const char* p, std::size_t n) {
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (uint64_t{hi} << (8 * (n - 4)));
   }
-  return h;
+  if (n == 0) return 0;
+  auto byte = [&](std::size_t i) { return uint64_t{static_cast<unsigned char>(p[i])} << (8 * i); };
+  return byte(0) | byte(n / 2) | byte(n - 1);
+}
+
+uint64_t load_word(std::string_view s, std::size_t at) {
+  if (at >= s.size()) return 0;
+  if (s.size() - at >= 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + at, 8);
+    return w;
+  }
+  return load_short(s.data() + at, s.size() - at);
+}
+
+uint64_t hash_words(uint64_t w0, uint64_t w1, std::size_t len) {
+  uint64_t h = (w0 * 0x9E3779B97F4A7C15ull) ^ (w1 * 0xC2B2AE3D27D4EB4Full) ^ len;
+  return h ^ (h >> 29);
 }
 
 }  // namespace
@@ -90,9 +101,11 @@ void CommandTable::index_slots() {
   std::size_t n = 16;
   while (n < 4 * by_name_.size()) n *= 2;
   slots_.assign(n, 0);
+  words_.clear();
   for (std::size_t i = 0; i < by_name_.size(); ++i) {
-    std::string scratch(by_name_[i].first.size() + 8, '\0');
-    uint64_t h = lower_and_hash(by_name_[i].first, scratch.data());
+    const std::string& name = by_name_[i].first;  // lower case already
+    words_.push_back({load_word(name, 0), load_word(name, 8)});
+    uint64_t h = hash_words(words_.back().w0, words_.back().w1, name.size());
     std::size_t at = static_cast<std::size_t>(h) & (n - 1);
     while (slots_[at] != 0) at = (at + 1) & (n - 1);
     slots_[at] = static_cast<uint32_t>(i + 1);
@@ -101,19 +114,15 @@ void CommandTable::index_slots() {
 
 const CommandSpec* CommandTable::find(std::string_view name) const {
   if (name.size() > longest_name_ || slots_.empty()) return nullptr;
-  char buf[kShortName + 8];
-  std::string long_name;
-  char* out = buf;
-  if (name.size() > kShortName) {
-    long_name.resize(name.size() + 8);
-    out = long_name.data();
-  }
-  uint64_t h = lower_and_hash(name, out);
-  std::string_view key(out, name.size());
+  const uint64_t w0 = lower8(load_word(name, 0));
+  const uint64_t w1 = lower8(load_word(name, 8));
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t at = static_cast<std::size_t>(h) & mask; slots_[at] != 0; at = (at + 1) & mask) {
-    const auto& [n, row] = by_name_[slots_[at] - 1];
-    if (n == key) return &commands_[row];
+  for (std::size_t at = static_cast<std::size_t>(hash_words(w0, w1, name.size())) & mask;
+       slots_[at] != 0; at = (at + 1) & mask) {
+    const std::size_t i = slots_[at] - 1;
+    const auto& [n, row] = by_name_[i];
+    if (words_[i].w0 != w0 || words_[i].w1 != w1 || n.size() != name.size()) continue;
+    if (name.size() <= 16 || text::iequals(n, name)) return &commands_[row];
   }
   return nullptr;
 }

@@ -125,6 +125,13 @@ class CommandTable {
   // full), rebuilt whenever by_name_ changes: find() hashes the lowered name once, where a binary
   // search compared strings eight times (every command line is looked up).
   std::vector<uint32_t> slots_;
+  // The first 16 bytes of each by_name_ name as two little-endian words (zero-padded), the
+  // same index: find() compares these instead of the strings (names this short are compared
+  // whole by them).
+  struct NameWords {
+    uint64_t w0, w1;
+  };
+  std::vector<NameWords> words_;
   std::size_t longest_name_ = 0;  // no longer name can be found
 };
 
