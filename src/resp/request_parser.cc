@@ -200,14 +200,13 @@ bool RequestParser::parse_whole(std::string_view input, std::size_t& consumed,
           ? std::min<long long>(kUnauthMaxBulkLen, static_cast<long long>(limits_.max_bulk_len))
           : static_cast<long long>(limits_.max_bulk_len);
   const std::size_t first = args.size();
-  args.resize(first + static_cast<std::size_t>(count));
-  std::string_view* out = args.data() + first;
+  args.reserve(first + static_cast<std::size_t>(count));  // no-op once the caller's vector grew
   for (long long k = 0; k < count; ++k) {
     long long len = 0;
     if (pos >= size || in[pos] != '$') break;
     ++pos;
     if (!number(pos, len) || len > max_len || size - pos < static_cast<std::size_t>(len) + 2) break;
-    out[k] = std::string_view(in + pos, static_cast<std::size_t>(len));
+    args.emplace_back(in + pos, static_cast<std::size_t>(len));
     pos += static_cast<std::size_t>(len) + 2;  // the two bytes after it: unchecked, as Redis
     if (k + 1 == count) {
       consumed = pos;
