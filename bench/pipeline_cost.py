@@ -11,7 +11,7 @@ goes on (`callgrind_control -i on`), the load generator runs, the counters are d
 
 Usage:
   bench/pipeline_cost.py [--build build] [--server streamd|redis] [--binary PATH]
-                         [--scale 0.05] [--keep DIR] [workload ...]
+                         [--scale 0.05] [--keep DIR] [--cache-sim] [workload ...]
 Prints "workload instructions_per_op ops" per line. --keep DIR keeps each callgrind output
 (DIR/<workload>.out) for callgrind_annotate --inclusive=yes. Nothing here is a test.
 """
@@ -24,6 +24,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (bench/run.py: WORKLOADS, Server, loadgen)
+
+CACHE_SIM = False  # --cache-sim
 
 DEFAULT = ["xadd_p32", "xadd_keys_p32", "xpending_summary_p32", "xreadgroup_block_p32",
            "consume_p32", "xadd5_p32"]
@@ -43,7 +45,7 @@ def measure(build, kind, binary, name, scale, keep):
     out_dir = tempfile.mkdtemp(prefix="pipeline-cost-")
     out_file = os.path.join(out_dir, "cg.out")
     prefix = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-              f"--callgrind-out-file={out_file}"]
+              f"--callgrind-out-file={out_file}"] + (["--cache-sim=yes"] if CACHE_SIM else [])
     srv = run.Server(kind, binary, extra, prefix=prefix, start_timeout=120)
     try:
         if setup:
@@ -78,8 +80,12 @@ def main():
     ap.add_argument("--scale", type=float, default=0.05,
                     help="fraction of run.py's request count to run")
     ap.add_argument("--keep", default="")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="simulate the caches too (callgrind_annotate then shows D1/LL misses)")
     ap.add_argument("workloads", nargs="*")
     a = ap.parse_args()
+    global CACHE_SIM
+    CACHE_SIM = a.cache_sim
     binary = a.binary or (os.path.join(a.build, "streamd") if a.server == "streamd"
                           else "/usr/bin/redis-server")
     for name in a.workloads or DEFAULT:

@@ -426,8 +426,12 @@ void AofService::sync() {
   }
 }
 
+bool AofService::refuses_writes() const {
+  return opts_.enabled && !writer_.write_ok();
+}
+
 std::string AofService::write_error() const {
-  if (!opts_.enabled || writer_.write_ok()) return {};
+  if (!refuses_writes()) return {};
   return cmd::errors::aof_write_error(std::strerror(writer_.last_errno()));
 }
 

@@ -325,10 +325,12 @@ cmd::SnapshotInfo RdbService::info() const {
   return i;
 }
 
+bool RdbService::refuses_writes() const {
+  return !last_ok_ && has_rules() && server_.config().ref<bool>("stop-writes-on-bgsave-error");
+}
+
 std::string RdbService::write_error() const {
-  if (last_ok_ || !has_rules() || !server_.config().ref<bool>("stop-writes-on-bgsave-error")) {
-    return {};
-  }
+  if (!refuses_writes()) return {};
   return std::string(cmd::errors::kRdbMisconf);
 }
 

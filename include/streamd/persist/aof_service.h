@@ -89,6 +89,7 @@ class AofService final : public cmd::Persistence {
   bool must_hold_replies(uint64_t ticket) const override;
   void sync() override;
   std::string write_error() const override;
+  bool refuses_writes() const override;
   void cron(int64_t now_ms) override;
 
   // ---- cmd::Persistence ----

@@ -68,6 +68,7 @@ class RdbService final : public cmd::Snapshots {
   int64_t lastsave() const override { return lastsave_s_; }
   cmd::SnapshotInfo info() const override;
   std::string write_error() const override;
+  bool refuses_writes() const override;
   void cron(int64_t now_ms) override;
   bool shutdown_save(ShutdownSave mode) override;
   Reload reload(bool save, bool flush) override;

@@ -118,11 +118,10 @@ std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
   // written, writes are refused, and PING too (as Redis does, so that monitoring notices); reads
   // keep working. The RDB's refusal comes first, as in Redis.
   if (!((spec.flags & kWrite) || spec.full_name == "ping")) return {};
-  if (Snapshots* rdb = server_.snapshots()) {
-    if (std::string e = rdb->write_error(); !e.empty()) return e;
-  }
+  Snapshots* rdb = server_.snapshots();
+  if (rdb && rdb->refuses_writes()) return rdb->write_error();
   Persistence* p = server_.persistence();
-  return p ? p->write_error() : std::string();
+  return p && p->refuses_writes() ? p->write_error() : std::string();
 }
 
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,

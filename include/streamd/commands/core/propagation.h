@@ -115,6 +115,8 @@ class PropagationSink {
   // text without the leading '-', e.g. "MISCONF Errors writing to the AOF file: No space left
   // on device".
   virtual std::string write_error() const = 0;
+  // Whether write_error() is non-empty, without building the text (asked before every write).
+  virtual bool refuses_writes() const { return !write_error().empty(); }
 
   // Periodic work (everysec fsync bookkeeping, retrying failed writes, rewrite completion,
   // automatic rewrite), from Server::cron.

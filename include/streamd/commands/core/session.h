@@ -53,7 +53,9 @@ struct Session {
   bool no_touch = false;
   bool monitor = false;
   bool close_after_reply = false;  // QUIT, protocol error, CLIENT KILL of self
-  std::string last_command;        // "cmd" field of CLIENT LIST
+  // "cmd" field of CLIENT LIST: a CommandSpec::full_name (the table lives as long as the
+  // process and its rows do not move once registered), so a command need not copy it.
+  std::string_view last_command;
 
   // Propagation: the sink's sequence number after this client's last propagated unit; its
   // replies wait until that is durable when the fsync policy asks (see propagation.h).

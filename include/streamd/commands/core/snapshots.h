@@ -48,6 +48,8 @@ class Snapshots {
   // The MISCONF line (without '-') that refuses writes while the last background save failed
   // under stop-writes-on-bgsave-error with save rules set; empty when writes are allowed.
   virtual std::string write_error() const = 0;
+  // Whether write_error() is non-empty, without building the text (asked before every write).
+  virtual bool refuses_writes() const { return !write_error().empty(); }
   // The save rules and reaping the child; once per server cron tick.
   virtual void cron(int64_t now_ms) = 0;
   // SHUTDOWN / SIGTERM: kills a running BGSAVE child, then saves if the mode or the save rules
