@@ -85,6 +85,7 @@ Result<StreamId> Stream::append(const IdSpec& spec, std::span<const FieldValue> 
     node_bytes_ += malloc_size_estimate(tail->capacity());
   } else {
     IdKey key(*id);
+    seek_hint_.valid = false;
     StreamNode* node = nodes_.emplace(key.view(), *id, fields).first;
     node_bytes_ += malloc_size_estimate(node->capacity());
   }
@@ -96,6 +97,7 @@ Result<StreamId> Stream::append(const IdSpec& spec, std::span<const FieldValue> 
 }
 
 void Stream::remove_node(StreamId master) {
+  seek_hint_.valid = false;
   IdKey key(master);
   StreamNode node;
   nodes_.erase(key.view(), &node);
@@ -223,6 +225,13 @@ Stream::Iterator::Iterator(const Stream& s, StreamId start, StreamId end, Direct
   tree_it_ = s.nodes_.seek(SeekOp::kLe, key.view());
   if (dir == Direction::kForward && !tree_it_.valid()) tree_it_ = s.nodes_.begin();
   load_node();
+  if (dir == Direction::kForward) {
+    hint_ = &s.seek_hint_;
+    const SeekHint& h = s.seek_hint_;
+    if (node_ && !done_ && h.valid && h.id <= start && h.master == master_) {
+      off_ = h.offset;
+    }
+  }
 }
 
 void Stream::Iterator::load_node() {
@@ -233,7 +242,8 @@ void Stream::Iterator::load_node() {
   }
   node_ = &tree_it_.value();
   if (dir_ == Direction::kForward) {
-    if (node_->master_id() > end_) {
+    master_ = node_->master_id();
+    if (master_ > end_) {
       done_ = true;
       return;
     }
@@ -258,6 +268,7 @@ bool Stream::Iterator::next() {
       off_ = e.next;
       if (e.deleted || e.id < start_) continue;
       if (e.id > end_) break;
+      *hint_ = SeekHint{master_, e.id, e.offset, true};
     } else {
       if (oi_ == 0) {
         --tree_it_;

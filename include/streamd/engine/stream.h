@@ -187,6 +187,20 @@ class Stream {
   StreamId max_deleted_;
   std::size_t node_bytes_ = 0;  // Σ malloc_size_estimate(node capacity)
 
+  // Where the last forward walk was: the entry at `offset` of the node whose master is `master`
+  // has ID `id`. A forward scan from an ID >= id in that node starts there instead of at the
+  // node's first entry (the format has no index inside a node, and consumers reading one after
+  // another each seek just past where the previous read stopped). Valid because entries never
+  // move inside a node (deletes set a bit, appends go after, shrinking keeps offsets) and it is
+  // dropped whenever a node is created or removed, so `master` names the same node throughout.
+  struct SeekHint {
+    StreamId master;
+    StreamId id;
+    uint32_t offset = 0;
+    bool valid = false;
+  };
+  mutable SeekHint seek_hint_;
+
   StreamGroups groups_;  // consumer groups by name
   std::unique_ptr<IdmpTable> idmp_;
 };
@@ -209,6 +223,8 @@ class Stream::Iterator {
 
   RadixTree<StreamNode>::ConstIterator tree_it_;
   const StreamNode* node_ = nullptr;
+  SeekHint* hint_ = nullptr;  // forward walks: the stream's, updated at each entry returned
+  StreamId master_;           // forward walks: node_'s master ID
   StreamId start_, end_;
   Direction dir_ = Direction::kForward;
   bool done_ = true;
