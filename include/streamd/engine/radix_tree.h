@@ -179,12 +179,24 @@ class RadixTree {
   static constexpr std::size_t align_up(std::size_t n, std::size_t a) {
     return (n + a - 1) & ~(a - 1);
   }
-  static std::size_t bitmap_size(std::size_t nchild) { return (nchild + 7) / 8; }
+  // Child slots a block with `nchild` children has room for: exactly nchild up to 4 (most
+  // nodes, and every one of a sparse tree, cost what they hold), then rounded up to a multiple
+  // of 4, 16 or 32 (at most 1/8 spare beyond 32 children, none when full at 256). A key added
+  // to or removed from a node whose capacity stays the same shifts the slots in place
+  // (reshape_in_place) instead of copying the whole block into a new one: a node taking
+  // consecutive keys (a PEL's IDs, XACKs) is then reallocated every 4-32 keys, not every key.
+  // The layout (edges, bitmap, slots, own value) is that of cap(nchild) slots.
+  static std::size_t cap(std::size_t nchild) {
+    if (nchild <= 4) return nchild;
+    std::size_t g = nchild <= 32 ? 4 : (nchild <= 128 ? 16 : 32);
+    return (nchild + g - 1) / g * g;
+  }
+  static std::size_t bitmap_size(std::size_t nchild) { return (cap(nchild) + 7) / 8; }
   static std::size_t slots_offset(std::size_t plen, std::size_t nchild) {
-    return align_up(sizeof(Node) + plen + nchild + bitmap_size(nchild), kSlotAlign);
+    return align_up(sizeof(Node) + plen + cap(nchild) + bitmap_size(nchild), kSlotAlign);
   }
   static std::size_t value_offset(std::size_t plen, std::size_t nchild) {
-    return align_up(slots_offset(plen, nchild) + nchild * kSlot, alignof(V));
+    return align_up(slots_offset(plen, nchild) + cap(nchild) * kSlot, alignof(V));
   }
   static std::size_t node_size(std::size_t plen, std::size_t nchild, bool has_value) {
     return value_offset(plen, nchild) + (has_value ? sizeof(V) : 0);
@@ -201,8 +213,8 @@ class RadixTree {
   static uint8_t* prefix_ptr(Node* n) { return raw(n) + sizeof(Node); }
   static uint8_t* edges(Node* n) { return raw(n) + sizeof(Node) + n->plen; }
   static const uint8_t* edges(const Node* n) { return raw(n) + sizeof(Node) + n->plen; }
-  static uint8_t* bitmap(Node* n) { return edges(n) + n->nchild; }
-  static const uint8_t* bitmap(const Node* n) { return edges(n) + n->nchild; }
+  static uint8_t* bitmap(Node* n) { return edges(n) + cap(n->nchild); }
+  static const uint8_t* bitmap(const Node* n) { return edges(n) + cap(n->nchild); }
   static bool is_leaf(const Node* n, int i) { return (bitmap(n)[i >> 3] >> (i & 7)) & 1; }
   static void set_leaf(Node* n, int i, bool leaf) {
     uint8_t bit = static_cast<uint8_t>(1u << (i & 7));
@@ -282,6 +294,7 @@ class RadixTree {
   // uninitialized for the caller; kDrop destroys it. Frees `old`.
   Node* reshape(Node* old, std::string_view pre, int ins, uint8_t ins_byte, bool ins_leaf, int del,
                 ValueOp vop) {
+    if (reshape_in_place(old, pre, ins, ins_byte, ins_leaf, del, vop)) return old;
     int old_n = old->nchild;
     int new_n = old_n + (ins >= 0 ? 1 : 0) - (del >= 0 ? 1 : 0);
     bool had_value = old->has_value;
@@ -305,6 +318,82 @@ class RadixTree {
     }
     free_node(old);
     return n;
+  }
+
+  // reshape's insert or erase of one slot, done inside the block when its prefix, own value and
+  // capacity stay as they are. Slots above the position shift by one (edge byte, leaf bit and
+  // content); an inserted slot is left uninitialized, as reshape leaves it.
+  bool reshape_in_place(Node* n, std::string_view pre, int ins, uint8_t ins_byte, bool ins_leaf,
+                        int del, ValueOp vop) {
+    if (vop != ValueOp::kKeep || (ins >= 0) == (del >= 0)) return false;
+    if (pre.size() != n->plen || pre.data() != reinterpret_cast<const char*>(prefix_ptr(n))) {
+      return false;
+    }
+    const int old_n = n->nchild;
+    const int new_n = ins >= 0 ? old_n + 1 : old_n - 1;
+    if (cap(static_cast<std::size_t>(old_n)) != cap(static_cast<std::size_t>(new_n))) return false;
+    uint8_t* e = edges(n);
+    if (ins >= 0) {
+      std::memmove(e + ins + 1, e + ins, static_cast<std::size_t>(old_n - ins));
+      e[ins] = ins_byte;
+      n->nchild = static_cast<uint16_t>(new_n);  // the layout is cap's: nothing else moves
+      shift_slots(n, ins, old_n, +1);
+      set_leaf(n, ins, ins_leaf);
+    } else {
+      if (is_leaf(n, del)) slot_value(n, del)->~V();
+      std::memmove(e + del, e + del + 1, static_cast<std::size_t>(old_n - del - 1));
+      shift_slots(n, del + 1, old_n, -1);
+      set_leaf(n, old_n - 1, false);  // already clear unless `del` was the last slot
+      n->nchild = static_cast<uint16_t>(new_n);
+    }
+    return true;
+  }
+  // Moves slots [from, to) of n by one position up (+1) or down (-1): leaf bits and contents.
+  // The slot moved onto (from - 1, or `to`) is raw storage or a destroyed value; the slot left
+  // behind is raw storage afterwards, its leaf bit clear.
+  static void shift_slots(Node* n, int from, int to, int dir) {
+    if (from >= to) return;
+    // Leaf bits: the bitmap (at most 256 bits) as four little-endian words, shifted as one.
+    uint64_t w[4] = {0, 0, 0, 0};
+    const std::size_t bytes = bitmap_size(n->nchild);
+    std::memcpy(w, bitmap(n), bytes);
+    auto bit_range = [](int lo, int hi, int word) {  // bits [lo, hi) that fall in `word`
+      int a = std::clamp(lo - 64 * word, 0, 64), b = std::clamp(hi - 64 * word, 0, 64);
+      if (a >= b) return uint64_t{0};
+      uint64_t upto_b = b == 64 ? ~uint64_t{0} : (uint64_t{1} << b) - 1;
+      return upto_b & ~((uint64_t{1} << a) - 1);
+    };
+    uint64_t moved[4], out[4];
+    for (int i = 0; i < 4; ++i) moved[i] = w[i] & bit_range(from, to, i);
+    for (int i = 0; i < 4; ++i) {
+      // Everything outside [from, to) stays, except the bit the range moves onto or leaves.
+      const int lo = dir > 0 ? from : from - 1, hi = dir > 0 ? to + 1 : to;
+      uint64_t keep = w[i] & ~bit_range(lo, hi, i);
+      uint64_t shifted = dir > 0 ? (moved[i] << 1) | (i > 0 ? moved[i - 1] >> 63 : 0)
+                                 : (moved[i] >> 1) | (i < 3 ? moved[i + 1] << 63 : 0);
+      out[i] = keep | shifted;
+    }
+    std::memcpy(bitmap(n), out, bytes);
+    // Contents: one memmove when values may be moved as bytes, else one by one in an order
+    // that never overwrites a slot not moved yet.
+    if constexpr (std::is_trivially_copyable_v<V>) {
+      std::memmove(slot(n, from + dir), slot(n, from), static_cast<std::size_t>(to - from) * kSlot);
+    } else {
+      auto move_one = [&](int k) {
+        if (is_leaf(n, k + dir)) {  // the bit has moved already
+          V* v = slot_value(n, k);
+          ::new (slot(n, k + dir)) V(std::move(*v));
+          v->~V();
+        } else {
+          std::memcpy(slot(n, k + dir), slot(n, k), kSlot);
+        }
+      };
+      if (dir > 0) {
+        for (int k = to - 1; k >= from; --k) move_one(k);
+      } else {
+        for (int k = from; k < to; ++k) move_one(k);
+      }
+    }
   }
 
   // Moves `count` slots (edge byte, leaf bit, content) from `from` at fi to `to` at ti.
@@ -431,7 +520,7 @@ class RadixTree {
   Node* clone_node(const Node* src, F& copy) {
     Node* n = alloc(src->plen, src->nchild, src->has_value);
     std::memcpy(prefix_ptr(n), raw(src) + sizeof(Node),
-                src->plen + src->nchild + bitmap_size(src->nchild));
+                src->plen + cap(src->nchild) + bitmap_size(src->nchild));
     for (int i = 0; i < src->nchild; ++i) {
       if (is_leaf(src, i)) {
         ::new (slot_value(n, i)) V(copy(*slot_value(src, i)));

@@ -214,6 +214,46 @@ TEST(RadixTree, WideNodesMixingInlineLeavesAndChildrenAgainstStdMap) {
   random_ops(t, m, rng, 200000, gen, 2000);
 }
 
+// The same wide nodes with values that are not trivially copyable (heap strings): the in-place
+// shifts of a node with spare capacity must move them one by one, never overwrite one not
+// moved yet, and destroy an erased one; sequential keys fill and empty nodes from both ends.
+TEST(RadixTree, WideNodesWithNonTrivialValuesShiftInPlace) {
+  std::mt19937_64 rng(11);
+  RadixTree<std::string> t;
+  std::map<std::string, std::string> m;
+  auto value = [&](const std::string& k) { return std::string(40, 'v') + k; };  // heap-held
+  auto check = [&] {
+    ASSERT_EQ(t.size(), m.size());
+    ASSERT_TRUE(t.check_invariants());
+    auto mi = m.begin();
+    for (auto it = t.begin(); it.valid(); ++it, ++mi) {
+      ASSERT_NE(mi, m.end());
+      ASSERT_EQ(it.key(), mi->first);
+      ASSERT_EQ(it.value(), mi->second);
+    }
+    ASSERT_EQ(mi, m.end());
+  };
+  for (int round = 0; round < 40; ++round) {
+    for (int i = 0; i < 3000; ++i) {
+      std::string k(1 + rng() % 2, ' ');
+      for (char& c : k) c = static_cast<char>(round % 2 ? rng() % 256 : (i * 7 + round) % 256);
+      if (rng() % 3 == 0) {
+        EXPECT_EQ(t.erase(k), m.erase(k) == 1);
+      } else {
+        bool added = t.emplace(k, value(k)).second;
+        EXPECT_EQ(added, m.emplace(k, value(k)).second);
+      }
+    }
+    check();
+  }
+  while (!m.empty()) {  // empty it from the front, as XACK of the oldest IDs does
+    ASSERT_TRUE(t.erase(m.begin()->first));
+    m.erase(m.begin());
+    if (m.size() % 64 == 0) check();
+  }
+  EXPECT_TRUE(t.empty());
+}
+
 TEST(RadixTree, RandomStreamIdKeysAgainstStdMap) {
   std::mt19937_64 rng(7);
   Tree t;
