@@ -6,6 +6,8 @@
 // - A node is ONE heap block: an 8-byte header, its compressed path (`prefix`, any length), the
 //   sorted edge bytes of its children, a bitmap saying which child slots are inline values, the
 //   child slots, and optionally its own value (for the key that ends right after its prefix).
+//   Edges, bitmap and slots are laid out for cap(nchild) children: exactly nchild up to 4, then
+//   up to 1/8 spare, so a wide node gains or loses a key in place (see cap()).
 // - A child slot holds either a pointer to a child node or, when a key ends right after that
 //   edge byte and no longer key continues it, the value itself ("inline leaf"). Slots are
 //   max(sizeof(void*), sizeof(V)) bytes, so V should be pointer-sized (a handle or a pointer).
