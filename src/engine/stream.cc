@@ -66,7 +66,7 @@ StreamNode* Stream::tail_for(StreamId id, std::span<const FieldValue> fields) {
                uint64_t{tail->live()} + tail->deleted() >= limits_.max_entries) ||
               // Only after XSETID lowered last_id below tombstones at the tail: never put an
               // entry before existing ones in a node.
-              id <= tail->last_id();
+              (check_tail_last_ && id <= tail->last_id());
   if (!full) return tail;
   node_bytes_ -= malloc_size_estimate(tail->capacity());
   tail->shrink_to_fit();
@@ -92,12 +92,14 @@ Result<StreamId> Stream::append(const IdSpec& spec, std::span<const FieldValue> 
   ++length_;
   ++entries_added_;
   last_id_ = *id;
+  check_tail_last_ = false;  // the last node ends with this entry
   if (length_ == 1) first_id_ = *id;
   return id;
 }
 
 void Stream::remove_node(StreamId master) {
   seek_hint_.valid = false;
+  check_tail_last_ = true;
   IdKey key(master);
   StreamNode node;
   nodes_.erase(key.view(), &node);
@@ -167,6 +169,7 @@ Err Stream::set_id(StreamId last_id, std::optional<uint64_t> entries_added,
     if (entries_added && *entries_added < length_) return Err::kEntriesAddedSmallerThanLength;
   }
   last_id_ = last_id;
+  check_tail_last_ = true;  // may now be below tombstones at the tail
   if (entries_added) entries_added_ = *entries_added;
   if (max_deleted && !max_deleted->is_zero()) max_deleted_ = *max_deleted;
   return Err::kOk;
