@@ -48,7 +48,9 @@ bool parse_length(std::string_view s, long long& out) {
 // buffered. Sets `n` and `next` (the offset after the header) and returns true; anything else (a
 // sign, a leading zero, a NUL or another byte, a line not all here) returns false and the general
 // path (scan_line, parse_length) decides, with the same outcome for what this accepts.
-bool quick_header(std::string_view in, std::size_t pos, long long& n, std::size_t& next) {
+// Inlined: parse_whole calls it for every header of every command.
+[[gnu::always_inline]] inline bool quick_header(std::string_view in, std::size_t pos, long long& n,
+                                                std::size_t& next) {
   const std::size_t size = in.size();
   std::size_t i = pos + 1;
   if (i >= size) return false;
@@ -160,34 +162,10 @@ RequestParser::Status RequestParser::parse_inline(std::string_view input, std::s
 
 bool RequestParser::parse_whole(std::string_view input, std::size_t& consumed,
                                 std::vector<std::string_view>& args) const {
-  const char* in = input.data();
   const std::size_t size = input.size();
-  // A header's number at `i` (just after its type byte): "0", or 1 to 18 digits without a
-  // leading zero, then '\r' and one more byte (unchecked, as quick_header and Redis do). Leaves
-  // `i` after the header.
-  auto number = [&](std::size_t & i, long long& v) __attribute__((always_inline)) {
-    if (i >= size) return false;
-    unsigned d = static_cast<unsigned char>(in[i]) - static_cast<unsigned>('0');
-    if (d > 9) return false;
-    v = d;
-    const std::size_t start = i++;
-    if (d == 0) {
-      if (i + 1 >= size || in[i] != '\r') return false;
-      i += 2;
-      return true;
-    }
-    const std::size_t end = std::min(size, start + 18);
-    while (i < end && (d = static_cast<unsigned char>(in[i]) - static_cast<unsigned>('0')) <= 9) {
-      v = v * 10 + d;
-      ++i;
-    }
-    if (i + 1 >= size || in[i] != '\r') return false;
-    i += 2;
-    return true;
-  };
   long long count = 0;
-  std::size_t pos = 1;
-  if (!number(pos, count) || count <= 0 ||
+  std::size_t pos = 0;
+  if (!quick_header(input, 0, count, pos) || count <= 0 ||
       static_cast<unsigned long long>(count) > limits_.max_multibulk_len ||
       (limits_.unauthenticated && count > kUnauthMaxMultibulkLen)) {
     return false;
@@ -203,10 +181,11 @@ bool RequestParser::parse_whole(std::string_view input, std::size_t& consumed,
   args.reserve(first + static_cast<std::size_t>(count));  // no-op once the caller's vector grew
   for (long long k = 0; k < count; ++k) {
     long long len = 0;
-    if (pos >= size || in[pos] != '$') break;
-    ++pos;
-    if (!number(pos, len) || len > max_len || size - pos < static_cast<std::size_t>(len) + 2) break;
-    args.emplace_back(in + pos, static_cast<std::size_t>(len));
+    if (pos >= size || input[pos] != '$' || !quick_header(input, pos, len, pos) || len > max_len ||
+        size - pos < static_cast<std::size_t>(len) + 2) {
+      break;
+    }
+    args.emplace_back(input.data() + pos, static_cast<std::size_t>(len));
     pos += static_cast<std::size_t>(len) + 2;  // the two bytes after it: unchecked, as Redis
     if (k + 1 == count) {
       consumed = pos;
