@@ -92,23 +92,18 @@ void ReplicationMaster::feed_raw(std::string_view bytes) {
 }
 
 void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {
-  switch (r.state) {
-    case ReplicaState::kWaitBgsaveStart:
-      // Its snapshot has not been taken yet and will include this.
-      return;
-    case ReplicaState::kWaitBgsaveEnd:
-    case ReplicaState::kSendBulk:
-      r.pending.append(bytes);
-      // Counted against the replica's output limit: the connection checks it when woken.
-      r.session->held_output = r.pending.size();
-      if (r.session->flush) r.session->flush();
-      return;
-    case ReplicaState::kOnline:
-      if (!r.session->out) return;
-      r.session->out->append(bytes);
-      if (r.session->flush) r.session->flush();
-      return;
+  if (r.state == ReplicaState::kWaitBgsaveStart) return;  // its snapshot will include this
+  if (r.state != ReplicaState::kOnline || r.stream_on_ack) {
+    // Held behind the snapshot (or until the first ACK after an $EOF: one).
+    r.pending.append(bytes);
+    // Counted against the replica's output limit: the connection checks it when woken.
+    r.session->held_output = r.pending.size();
+    if (r.session->flush) r.session->flush();
+    return;
   }
+  if (!r.session->out) return;
+  r.session->out->append(bytes);
+  if (r.session->flush) r.session->flush();
 }
 
 cmd::ReplicationInfo ReplicationMaster::info() const {
@@ -245,6 +240,10 @@ void ReplicationMaster::replconf_ack(cmd::Session& s, int64_t offset) {
   if (!r) return;  // only replicas acknowledge; anyone else's ACK is ignored
   r->ack_offset = std::max(r->ack_offset, offset);
   r->ack_time_ms = server_.clock().now_ms();
+  // The ACK may come before the child's end was noticed (that waits for the cron).
+  if (r->state == ReplicaState::kWaitBgsaveEnd) check_full_sync();
+  if (r->state == ReplicaState::kWaitBgsaveEnd) r->acked_in_sync = true;
+  if (r->state == ReplicaState::kOnline && r->stream_on_ack) start_stream(*r);
   // Clients in WAIT count again.
   server_.blocking().signal_ready(cmd::kWaitAckDb, cmd::kWaitAckKey);
 }

@@ -74,12 +74,16 @@ class FakeReplica:
         if head.startswith(b"$EOF:"):
             mark = head[5:]
             assert len(mark) == 40, head
-            while not self.buf.endswith(mark):
-                # The stream does not start before the snapshot ended: nothing follows the mark
-                # until the master writes again.
-                self._fill()
-            payload, self.buf = self.buf[:-40], b""
-            return payload, "eof"
+            # Nothing follows the mark before this replica's first REPLCONF ACK (a Redis replica
+            # finds the end by the mark being the last bytes it read), so it ends the data.
+            data = bytearray(self.buf)
+            self.buf = b""
+            while not data.endswith(mark):
+                chunk = self.sock.recv(1 << 20)
+                if not chunk:
+                    raise ConnectionError("master closed the link")
+                data += chunk
+            return bytes(data[:-40]), "eof"
         n = int(head[1:])
         return self.exactly(n), "len"
 
@@ -142,13 +146,17 @@ class ReplicationMasterTest(unittest.TestCase):
         finally:
             r.close()
 
-    def full_sync(self, capas=("eof", "psync2"), port=7777):
+    def full_sync(self, capas=("eof", "psync2"), port=7777, ack=True):
+        """PSYNC ? -1 and the snapshot; then, as a replica that has loaded it, REPLCONF ACK (the
+        stream after an $EOF: snapshot starts only then)."""
         r = self.replica()
         r.handshake(port, capas)
         reply = r.call("PSYNC", "?", "-1").split()
         self.assertEqual(reply[0], b"+FULLRESYNC", reply)
         replid, offset = reply[1].decode(), int(reply[2])
         payload, framing = r.snapshot()
+        if ack:
+            r.send("REPLCONF", "ACK", offset)
         return r, replid, offset, payload, framing
 
     def test_full_sync_with_eof_framing_then_the_stream(self):
@@ -193,6 +201,27 @@ class ReplicationMasterTest(unittest.TestCase):
         listing = self.call("CLIENT", "LIST", "TYPE", "replica")
         self.assertIn(b"flags=S", listing if isinstance(listing, bytes) else str(listing).encode())
         self.assertEqual(r.buf, b"")
+
+    def test_after_an_eof_snapshot_the_stream_waits_for_the_first_ack(self):
+        # Redis's replica detects the end of an $EOF: payload by the mark being the last bytes of
+        # a read: a write glued behind the mark would leave it loading until repl-timeout.
+        self.call("SET", "a", "1")
+        r, _, offset, _, framing = self.full_sync(ack=False)
+        self.assertEqual(framing, "eof")
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        entry_id = self.call("XADD", "s", "*", "f", "v").decode()
+        r.sock.settimeout(0.5)
+        with self.assertRaises(socket.timeout):
+            r._fill()
+        self.assertEqual(r.buf, b"")
+        r.sock.settimeout(20)
+        self.assertIn("Waiting for REPLCONF ACK from replica to enable streaming",
+                      self.server.log_text())
+        r.send("REPLCONF", "ACK", offset)
+        args, _ = r.command_skipping_pings()
+        self.assertEqual(args, [b"SELECT", b"0"])
+        args, _ = r.command()
+        self.assertEqual(args, [b"XADD", b"s", entry_id.encode(), b"f", b"v"])
 
     def test_without_capa_eof_the_snapshot_has_a_length(self):
         self.call("SET", "k", "v" * 1000)

@@ -125,14 +125,20 @@ std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
 }
 
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
-                                   std::string& out) {
+                                   std::string& client_out) {
   if (argv.empty()) return DispatchResult::kDone;
+  // A replica link's output is the command stream: its own commands (REPLCONF ACK, a PING) are
+  // never answered, as Redis answers no replica once it is attached. Their replies go to a
+  // buffer that is dropped, not cut off the link's: the stream appended to it meanwhile stays
+  // (the first ACK after a diskless snapshot starts the stream). PSYNC's own reply (+CONTINUE)
+  // is sent: the client becomes a replica during it.
+  std::string dropped;
+  std::string& out = s.replica ? dropped : client_out;
   // Declared first: its destructor runs after the reply (and any CLIENT REPLY cut) is final.
   DeferPushes defer(s, out);
 
   // CLIENT REPLY OFF|SKIP: the reply is produced as usual, then cut off the buffer.
   ReplyMode mode_before = s.reply_mode;
-  bool replica_before = s.replica;  // PSYNC's own reply (+CONTINUE) is sent
   std::size_t reply_start = out.size();
   resp::ReplyWriter w(out, s.proto);
   Stats& st = server_.stats();
@@ -187,11 +193,9 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
   }
 
   if (result == DispatchResult::kDone) {
-    // A replica link's output is the command stream: its own commands (REPLCONF ACK, a PING)
-    // are never answered, as Redis answers no replica once it is attached.
-    bool discard = replica_before || (!pushes_only && (mode_before == ReplyMode::kSkipNext ||
-                                                       s.reply_mode == ReplyMode::kSkip ||
-                                                       s.reply_mode == ReplyMode::kOff));
+    bool discard =
+        !pushes_only && (mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
+                         s.reply_mode == ReplyMode::kOff);
     if (discard) out.resize(reply_start);
     if (s.reply_mode == ReplyMode::kSkip) {
       s.reply_mode = ReplyMode::kSkipNext;
