@@ -11,7 +11,8 @@ goes on (`callgrind_control -i on`), the load generator runs, the counters are d
 
 Usage:
   bench/pipeline_cost.py [--build build] [--server streamd|redis] [--binary PATH]
-                         [--scale 0.05] [--keep DIR] [--cache-sim] [workload ...]
+                         [--scale 0.05] [--keep DIR] [--cache-sim [--ll SIZE,ASSOC,LINE]]
+                         [workload ...]
 Prints "workload instructions_per_op ops" per line. --keep DIR keeps each callgrind output
 (DIR/<workload>.out) for callgrind_annotate --inclusive=yes. Nothing here is a test.
 """
@@ -26,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402  (bench/run.py: WORKLOADS, Server, loadgen)
 
 CACHE_SIM = False  # --cache-sim
+LL = ""  # --ll SIZE,ASSOC,LINE: the simulated last level (the VM reports a 256 MB one)
 
 DEFAULT = ["xadd_p32", "xadd_keys_p32", "xpending_summary_p32", "xreadgroup_block_p32",
            "consume_p32", "xadd5_p32"]
@@ -45,7 +47,9 @@ def measure(build, kind, binary, name, scale, keep):
     out_dir = tempfile.mkdtemp(prefix="pipeline-cost-")
     out_file = os.path.join(out_dir, "cg.out")
     prefix = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-              f"--callgrind-out-file={out_file}"] + (["--cache-sim=yes"] if CACHE_SIM else [])
+              f"--callgrind-out-file={out_file}"]
+    if CACHE_SIM:
+        prefix += ["--cache-sim=yes"] + ([f"--LL={LL}"] if LL else [])
     srv = run.Server(kind, binary, extra, prefix=prefix, start_timeout=120)
     try:
         if setup:
@@ -82,10 +86,14 @@ def main():
     ap.add_argument("--keep", default="")
     ap.add_argument("--cache-sim", action="store_true",
                     help="simulate the caches too (callgrind_annotate then shows D1/LL misses)")
+    ap.add_argument("--ll", default="",
+                    help="with --cache-sim: the last level as SIZE,ASSOC,LINE (1048576,16,64 for "
+                         "this machine's per-core L2: LL misses are then L2 misses)")
     ap.add_argument("workloads", nargs="*")
     a = ap.parse_args()
-    global CACHE_SIM
+    global CACHE_SIM, LL
     CACHE_SIM = a.cache_sim
+    LL = a.ll
     binary = a.binary or (os.path.join(a.build, "streamd") if a.server == "streamd"
                           else "/usr/bin/redis-server")
     for name in a.workloads or DEFAULT:
