@@ -185,7 +185,7 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
     if (r.state != ReplicaState::kWaitBgsaveStart || r.session->fd < 0) continue;
     int fd = r.session->fd;
     r.relayed = tls_links_.is_tls && tls_links_.relay && tls_links_.is_tls(*r.session);
-    r.relay_done = r.child_done = r.acked_in_sync = false;
+    r.relay_done = r.child_done = false;
     if (r.relayed) {
       int p[2];
       if (::pipe2(p, O_CLOEXEC) != 0) {
@@ -244,13 +244,14 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
     }
     tls_links_.relay(*s, rd, timeout_ms, [this, id = id](bool ok) { relay_finished(id, ok); });
   }
-  child_ = SyncChild{child.pid, child.report_fd, std::move(ids), diskless};
+  child_ = SyncChild{child.pid, child.report_fd, std::move(ids)};
   // From here on the stream of these replicas is what follows the snapshot; it starts by naming
   // its database (the replica's is whatever the payload's last SELECT left).
   for (ReplicaLink& r : replicas_) {
     if (std::find(child_->sessions.begin(), child_->sessions.end(), r.session->id) !=
         child_->sessions.end()) {
       r.state = ReplicaState::kWaitBgsaveEnd;
+      r.stream_on_ack = diskless;
       r.pending.clear();
       r.session->held_output = 0;
     }
@@ -297,7 +298,6 @@ void ReplicationMaster::full_sync_done(bool ok) {
     }
     // A TLS replica's relay may still hold the snapshot's last bytes.
     r.child_done = true;
-    r.stream_on_ack = c.diskless && !r.acked_in_sync;
     if (!r.relayed || r.relay_done) go_online(r, now);
   }
 }
@@ -333,7 +333,6 @@ void ReplicationMaster::go_online(ReplicaLink& r, int64_t now_ms) {
 
 void ReplicationMaster::start_stream(ReplicaLink& r) {
   // What was buffered since the fork goes out behind the snapshot.
-  r.stream_on_ack = false;
   std::string pending = std::move(r.pending);
   r.pending.clear();
   r.session->held_output = 0;

@@ -242,8 +242,12 @@ void ReplicationMaster::replconf_ack(cmd::Session& s, int64_t offset) {
   r->ack_time_ms = server_.clock().now_ms();
   // The ACK may come before the child's end was noticed (that waits for the cron).
   if (r->state == ReplicaState::kWaitBgsaveEnd) check_full_sync();
-  if (r->state == ReplicaState::kWaitBgsaveEnd) r->acked_in_sync = true;
-  if (r->state == ReplicaState::kOnline && r->stream_on_ack) start_stream(*r);
+  if (r->stream_on_ack) {
+    // The replica has loaded the snapshot: the stream may follow the mark now (or, if the
+    // child's end is still to be seen, as soon as it is).
+    r->stream_on_ack = false;
+    if (r->state == ReplicaState::kOnline) start_stream(*r);
+  }
   // Clients in WAIT count again.
   server_.blocking().signal_ready(cmd::kWaitAckDb, cmd::kWaitAckKey);
 }

@@ -69,14 +69,11 @@ struct ReplicaLink {
   bool relayed = false;
   bool relay_done = false;
   bool child_done = false;
-  // After a diskless ($EOF:-framed) snapshot: online, but the stream waits in `pending` for the
-  // replica's first REPLCONF ACK. A replica finds the payload's end by the mark being the last
-  // bytes it read (Redis's does exactly that), so nothing may follow the mark until the replica
-  // says it has loaded (Redis: repl_start_cmd_stream_on_ack).
+  // Set when a diskless ($EOF:-framed) snapshot starts; cleared by the replica's first REPLCONF
+  // ACK. Online with it set, the stream still waits in `pending`: a replica finds the payload's
+  // end by the mark being the last bytes it read (Redis's does exactly that), so nothing may
+  // follow the mark until the replica says it has loaded (Redis: repl_start_cmd_stream_on_ack).
   bool stream_on_ack = false;
-  // An ACK came while the snapshot was still in kWaitBgsaveEnd (before the child's end was
-  // seen): the replica has read the mark, so the stream may follow at once.
-  bool acked_in_sync = false;
   // The stream while the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk), and
   // while stream_on_ack holds it.
   std::string pending;
@@ -182,7 +179,6 @@ class ReplicationMaster final : public cmd::Replication {
   void full_sync_done(bool ok);
   // A TLS replica's relay ended (ok: the pipe's end was reached with every byte sent on).
   void relay_finished(uint64_t session_id, bool ok);
-  // The snapshot is all out: the stream buffered since the fork follows it.
   // Online once the snapshot is through; the buffered stream follows at once after a
   // $<length> snapshot, and at the replica's first ACK after an $EOF: one (stream_on_ack).
   void go_online(ReplicaLink& r, int64_t now_ms);
@@ -192,7 +188,6 @@ class ReplicationMaster final : public cmd::Replication {
     pid_t pid = -1;
     int report_fd = -1;
     std::vector<uint64_t> sessions;  // the replicas it serves, by session id
-    bool diskless = false;           // $EOF: framing (else $<length>)
   };
 
   cmd::Server& server_;
