@@ -171,7 +171,7 @@ long long Database::avg_ttl_ms() const {
   // their mean in a long long.
   unsigned __int128 sum = 0;
   uint64_t n = 0;
-  dict_.for_each([&](const std::string&, const Entry& e) {
+  dict_.for_each([&](std::string_view, const Entry& e) {
     if (e.expire_ms >= 0 && e.expire_ms > now) {
       sum += static_cast<uint64_t>(e.expire_ms - now);
       ++n;
@@ -186,7 +186,7 @@ void Database::clear() {
 }
 
 uint64_t Database::scan(uint64_t cursor, std::size_t count,
-                        const std::function<void(const std::string&, const Entry&)>& visit) const {
+                        const std::function<void(std::string_view, const Entry&)>& visit) const {
   // Like Redis, COUNT is a hint: visit about `count` buckets' worth of keys (bounded by a number
   // of bucket steps so a sparse table does not make one call walk everything).
   std::size_t visited = 0;
@@ -194,7 +194,7 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
   std::size_t max_steps = count * 10;
   int64_t now = clock_->now_ms();
   do {
-    cursor = dict_.scan_bucket(cursor, [&](const std::string& k, const Entry& e) {
+    cursor = dict_.scan_bucket(cursor, [&](std::string_view k, const Entry& e) {
       ++visited;
       if (expired_at(e, now)) return;
       visit(k, e);
@@ -204,9 +204,9 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
   return cursor;
 }
 
-void Database::for_each(const std::function<void(const std::string&, const Entry&)>& visit) const {
+void Database::for_each(const std::function<void(std::string_view, const Entry&)>& visit) const {
   int64_t now = clock_->now_ms();
-  dict_.for_each([&](const std::string& k, const Entry& e) {
+  dict_.for_each([&](std::string_view k, const Entry& e) {
     if (expired_at(e, now)) return;
     visit(k, e);
   });
@@ -218,13 +218,13 @@ bool Database::random_key(std::string& out) {
   for (int tries = 0; tries < 100 && dict_.size() > 0; ++tries) {
     auto* n = dict_.random_node(rng());
     if (!is_expired(n->value)) {
-      out = n->key;
+      out = n->key();
       return true;
     }
     if (mode_ == ExpiryMode::kDelete) {
-      expire_now(std::string(n->key));
+      expire_now(std::string(n->key()));
     } else if (tries == 99 && expires_ == dict_.size()) {
-      out = n->key;
+      out = n->key();
       return true;
     }
   }
@@ -237,7 +237,7 @@ std::size_t Database::active_expire_cycle(std::size_t samples) {
   std::vector<std::string> dead;
   for (std::size_t i = 0; i < samples && dict_.size() > 0; ++i) {
     auto* n = dict_.random_node(rng());
-    if (is_expired(n->value)) dead.push_back(n->key);
+    if (is_expired(n->value)) dead.emplace_back(n->key());
   }
   for (auto& k : dead) {
     Entry* e = dict_.find(k);

@@ -59,7 +59,7 @@ std::string id_text(StreamId id) {
   return id.to_string();
 }
 
-void write_string(Emitter& e, const std::string& key, const engine::Entry& entry) {
+void write_string(Emitter& e, std::string_view key, const engine::Entry& entry) {
   if (entry.expire_ms >= 0) {
     std::string at = std::to_string(entry.expire_ms);
     e.cmd({"SET", key, entry.value.str(), "PXAT", at});
@@ -88,7 +88,7 @@ std::vector<StreamId> ghost_ids(const engine::Stream& s) {
 // groups exist, before the ghosts are removed (a claim needs its entry).
 
 // XADD per live entry, with the ghost placeholders merged in ID order.
-void write_entries(Emitter& e, const std::string& key, const engine::Stream& s,
+void write_entries(Emitter& e, std::string_view key, const engine::Stream& s,
                    const std::vector<StreamId>& ghosts) {
   std::size_t next_ghost = 0;
   std::vector<std::string_view> argv;
@@ -119,7 +119,7 @@ void write_entries(Emitter& e, const std::string& key, const engine::Stream& s,
 }
 
 // XSETID: last ID, entries added, max deleted ID.
-void write_stream_metadata(Emitter& e, const std::string& key, const engine::Stream& s) {
+void write_stream_metadata(Emitter& e, std::string_view key, const engine::Stream& s) {
   std::string last = id_text(s.last_id());
   std::string added = std::to_string(s.entries_added());
   std::string maxdel = id_text(s.max_deleted_entry_id());
@@ -127,7 +127,7 @@ void write_stream_metadata(Emitter& e, const std::string& key, const engine::Str
 }
 
 // XGROUP CREATE with the group's last-delivered ID and entries-read.
-void write_group_create(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+void write_group_create(Emitter& e, std::string_view key, const engine::ConsumerGroup& g) {
   std::string glast = id_text(g.last_delivered_id());
   std::string read = std::to_string(g.entries_read());
   e.cmd({"XGROUP", "CREATE", key, g.name(), glast, "ENTRIESREAD", read});
@@ -135,7 +135,7 @@ void write_group_create(Emitter& e, const std::string& key, const engine::Consum
 
 // One pending entry: owner, delivery time and count, through XCLAIM ... JUSTID FORCE (which
 // creates the consumer when needed and neither touches the count nor the group's last ID).
-void write_pending_entry(Emitter& e, const std::string& key, const engine::ConsumerGroup& g,
+void write_pending_entry(Emitter& e, std::string_view key, const engine::ConsumerGroup& g,
                          StreamId id, const engine::PendingEntry& p) {
   std::string idt = id_text(id);
   std::string time = std::to_string(p.delivery_time_ms);
@@ -146,7 +146,7 @@ void write_pending_entry(Emitter& e, const std::string& key, const engine::Consu
 }
 
 // Consumers that own nothing (the claims above created all the others).
-void write_idle_consumers(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+void write_idle_consumers(Emitter& e, std::string_view key, const engine::ConsumerGroup& g) {
   g.for_each_consumer([&](const engine::Consumer& c) {
     if (c.pending_count() == 0) e.cmd({"XGROUP", "CREATECONSUMER", key, g.name(), c.name()});
   });
@@ -155,7 +155,7 @@ void write_idle_consumers(Emitter& e, const std::string& key, const engine::Cons
 // Released (XNACK) entries, from the head of the time index: XNACK ... FAIL IDS n id...
 // RETRYCOUNT c FORCE per run of equal counters (at most 64 IDs each), which rebuilds the NACK
 // zone in the same order. Leaves `p` on the first owned record.
-void write_nack_zone(Emitter& e, const std::string& key, const engine::ConsumerGroup& g,
+void write_nack_zone(Emitter& e, std::string_view key, const engine::ConsumerGroup& g,
                      engine::Pel::Iterator& p) {
   while (p.valid() && !p.entry().owner) {
     std::vector<std::string> ids;
@@ -172,7 +172,7 @@ void write_nack_zone(Emitter& e, const std::string& key, const engine::ConsumerG
   }
 }
 
-void write_group(Emitter& e, const std::string& key, const engine::ConsumerGroup& g) {
+void write_group(Emitter& e, std::string_view key, const engine::ConsumerGroup& g) {
   write_group_create(e, key, g);
   // The PEL in claim order (see pel.h): the NACK zone first, then the owned records oldest
   // delivery first, so that each replayed XCLAIM ... TIME is an append to the time index.
@@ -190,7 +190,7 @@ void write_group(Emitter& e, const std::string& key, const engine::ConsumerGroup
 
 // Removes the ghost placeholders once every claim is done: the ones before the first live entry
 // with one exact trim, the others with one XDEL.
-void remove_ghosts(Emitter& e, const std::string& key, const engine::Stream& s,
+void remove_ghosts(Emitter& e, std::string_view key, const engine::Stream& s,
                    const std::vector<StreamId>& ghosts) {
   StreamId first = s.first_id();
   bool has_live = s.length() > 0;
@@ -219,7 +219,7 @@ void remove_ghosts(Emitter& e, const std::string& key, const engine::Stream& s,
 // The stream's idempotency state (Redis 8.6 IDMP): its settings if XCFGSET set them, then every
 // remembered iid as XIDMPRECORD, oldest first per producer, which rebuilds the same table (an
 // iid's age comes from its ID, so nothing else is needed). Runs last: it needs only the key.
-void write_idmp(Emitter& e, const std::string& key, const engine::Stream& s) {
+void write_idmp(Emitter& e, std::string_view key, const engine::Stream& s) {
   const engine::IdmpTable* t = s.idmp();
   if (!t) return;
   if (t->configured()) {
@@ -233,7 +233,7 @@ void write_idmp(Emitter& e, const std::string& key, const engine::Stream& s) {
   });
 }
 
-void write_stream(Emitter& e, const std::string& key, const engine::Stream& s) {
+void write_stream(Emitter& e, std::string_view key, const engine::Stream& s) {
   std::vector<StreamId> ghosts = ghost_ids(s);
   write_entries(e, key, s, ghosts);
   // Without ghosts, Redis's order; with them, XSETID must follow the ghosts' removal (which
@@ -259,7 +259,7 @@ bool write_dataset(engine::Keyspace& ks, int64_t now_ms,
     if (db.size() == 0) continue;
     std::string index = std::to_string(i);
     e.cmd({"SELECT", index});
-    db.for_each([&](const std::string& key, const engine::Entry& entry) {
+    db.for_each([&](std::string_view key, const engine::Entry& entry) {
       if (!e.ok()) return;
       if (entry.expire_ms >= 0 && entry.expire_ms <= now_ms) return;
       ++st.keys;

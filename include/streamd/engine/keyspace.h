@@ -142,9 +142,9 @@ class Database {
   // SCAN: visits the keys of the buckets at `cursor` (reverse-binary order); returns the next
   // cursor, 0 when done. A key present for the whole scan is visited at least once.
   uint64_t scan(uint64_t cursor, std::size_t count,
-                const std::function<void(const std::string&, const Entry&)>& visit) const;
+                const std::function<void(std::string_view, const Entry&)>& visit) const;
   // Visits every key (KEYS, AOF rewrite). The callback must not modify the database.
-  void for_each(const std::function<void(const std::string&, const Entry&)>& visit) const;
+  void for_each(const std::function<void(std::string_view, const Entry&)>& visit) const;
   // A random live key, or nullopt-like empty string with found=false. In kHide mode, when every
   // key has a TTL and the bounded retries met only expired ones, one of them (Redis's replica
   // does the same rather than loop forever).

@@ -63,7 +63,7 @@ void keys_command(Context& ctx) {
   text::GlobMatcher pattern{std::string(ctx.arg(1))};
   auto d = ctx.reply.defer();
   std::size_t n = 0;
-  ctx.db().for_each([&](const std::string& key, const engine::Entry&) {
+  ctx.db().for_each([&](std::string_view key, const engine::Entry&) {
     if (pattern.matches(key)) {
       ctx.reply.bulk(key);
       ++n;
@@ -116,17 +116,17 @@ void scan_command(Context& ctx) {
   ArgCursor cur(ctx.argv, 2);
   if (!parse_scan(cur, a)) return ctx.reply.error(cur.error());
 
-  std::vector<const std::string*> keys;
+  std::vector<std::string_view> keys;  // the keys stay put: the scan changes nothing
   uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(a.count),
-                                [&](const std::string& key, const engine::Entry& e) {
+                                [&](std::string_view key, const engine::Entry& e) {
                                   if (a.pattern && !a.pattern->matches(key)) return;
                                   if (a.type && !iequals(*a.type, type_name(e.value))) return;
-                                  keys.push_back(&key);
+                                  keys.push_back(key);
                                 });
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(next));
   ctx.reply.array(keys.size());
-  for (const std::string* k : keys) ctx.reply.bulk(*k);
+  for (std::string_view k : keys) ctx.reply.bulk(k);
 }
 
 void randomkey_command(Context& ctx) {

@@ -16,12 +16,12 @@ bool StreamSelection::longer(const Candidate& a, const Candidate& b) {
   return a.key < b.key;
 }
 
-bool StreamSelection::matches(const std::vector<text::GlobMatcher>& globs, const std::string& key) {
+bool StreamSelection::matches(const std::vector<text::GlobMatcher>& globs, std::string_view key) {
   return std::any_of(globs.begin(), globs.end(),
                      [&](const text::GlobMatcher& g) { return g.matches(key); });
 }
 
-void StreamSelection::Best::offer(uint64_t length, int db, const std::string& key) {
+void StreamSelection::Best::offer(uint64_t length, int db, std::string_view key) {
   if (cap_ == 0) return;
   // The heap's front is the candidate that drops first (the "shortest" by longer()). The key
   // is copied only when the candidate gets in: a pass over n streams copies about
@@ -31,9 +31,9 @@ void StreamSelection::Best::offer(uint64_t length, int db, const std::string& ke
     if (length < worst.length) return;
     if (length == worst.length && (db > worst.db || (db == worst.db && key >= worst.key))) return;
     std::pop_heap(heap_.begin(), heap_.end(), longer);
-    heap_.back() = Candidate{length, db, key};
+    heap_.back() = Candidate{length, db, std::string(key)};
   } else {
-    heap_.push_back(Candidate{length, db, key});
+    heap_.push_back(Candidate{length, db, std::string(key)});
   }
   std::push_heap(heap_.begin(), heap_.end(), longer);
 }
@@ -63,7 +63,7 @@ StreamSelection::Choice StreamSelection::walk_whole(Server& server,
   for (int i = 0; i < ks.databases(); ++i) {
     const engine::Database& db = ks.db(i);
     if (db.size() == 0) continue;
-    db.for_each([&](const std::string& key, const engine::Entry& en) {
+    db.for_each([&](std::string_view key, const engine::Entry& en) {
       if (!en.value.is_stream() || db.is_expired(en)) return;
       if (!all && !matches(globs, key)) return;
       ++c.matching;
@@ -158,7 +158,7 @@ void StreamSelection::step(Server& server, std::size_t max_keys, int64_t max_us)
     // counting them here, and visits a bounded number of buckets per call, so the time check
     // also ends a step spent among expired keys.
     std::size_t chunk = std::min<std::size_t>(kScanChunk, max_keys - seen);
-    cursor_ = db.scan(cursor_, chunk, [&](const std::string& key, const engine::Entry& en) {
+    cursor_ = db.scan(cursor_, chunk, [&](std::string_view key, const engine::Entry& en) {
       ++seen;
       if (!en.value.is_stream() || db.is_expired(en) || !matches(globs_, key)) return;
       ++matching_;

@@ -76,7 +76,7 @@ bool save(engine::Keyspace& ks, int64_t now_ms, const SaveOptions& opts,
     w.byte(kOpResizeDb);
     w.len(db.size());
     w.len(db.expires());
-    db.for_each([&](const std::string& key, const engine::Entry& e) {
+    db.for_each([&](std::string_view key, const engine::Entry& e) {
       if (!ok) return;
       if (e.expire_ms >= 0 && e.expire_ms <= now_ms) return;
       if (e.expire_ms >= 0) {

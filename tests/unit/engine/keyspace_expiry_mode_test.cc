@@ -38,7 +38,7 @@ class ExpiryModeTest : public ::testing::Test {
   Database& db() { return ks.db(0); }
   std::vector<std::string> Keys() {
     std::vector<std::string> out;
-    db().for_each([&](const std::string& k, const Entry&) { out.push_back(k); });
+    db().for_each([&](std::string_view k, const Entry&) { out.emplace_back(k); });
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -46,7 +46,8 @@ class ExpiryModeTest : public ::testing::Test {
     std::vector<std::string> out;
     uint64_t cursor = 0;
     do {
-      cursor = db().scan(cursor, 10, [&](const std::string& k, const Entry&) { out.push_back(k); });
+      cursor =
+          db().scan(cursor, 10, [&](std::string_view k, const Entry&) { out.emplace_back(k); });
     } while (cursor != 0);
     std::sort(out.begin(), out.end());
     return out;

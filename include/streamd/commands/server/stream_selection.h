@@ -80,7 +80,7 @@ class StreamSelection {
   class Best {
    public:
     explicit Best(std::size_t cap = 0) : cap_(cap) {}
-    void offer(uint64_t length, int db, const std::string& key);
+    void offer(uint64_t length, int db, std::string_view key);
     std::vector<Candidate> sorted() const;
     std::size_t cap() const { return cap_; }
 
@@ -89,7 +89,7 @@ class StreamSelection {
     std::vector<Candidate> heap_;
   };
   static bool longer(const Candidate& a, const Candidate& b);
-  static bool matches(const std::vector<text::GlobMatcher>& globs, const std::string& key);
+  static bool matches(const std::vector<text::GlobMatcher>& globs, std::string_view key);
   static std::size_t total_keys(Server& server);
   void start_pass(const std::vector<text::GlobMatcher>& globs, const std::string& params,
                   std::size_t cap, int64_t now_ms);

@@ -268,7 +268,7 @@ TEST(RdbFile, TruncatedAndCorruptedFilesNeverCrash) {
       continue;
     }
     ++loaded;
-    b.server().keyspace().db(0).for_each([&](const std::string&, const engine::Entry& e) {
+    b.server().keyspace().db(0).for_each([&](std::string_view, const engine::Entry& e) {
       if (!e.value.is_stream()) return;
       e.value.stream().groups().for_each([&](const engine::ConsumerGroup& g) {
         std::string why;
