@@ -70,6 +70,17 @@ const Entry* Database::peek(std::string_view key) const {
   return e;
 }
 
+void Database::prefetch(std::span<const std::string_view> keys) const {
+  const Stream* streams[Dict<Entry>::kPrefetchBatch];
+  std::size_t n = 0;
+  dict_.prefetch(keys, [&](const Entry& e) {
+    if (!e.value.is_stream()) return;
+    streams[n] = &e.value.stream();
+    streams[n++]->prefetch_object();
+  });
+  for (std::size_t i = 0; i < n; ++i) streams[i]->prefetch_tree();
+}
+
 void Database::expire_now(std::string_view key) {
   // Copy the key: `key` may point into the node being deleted.
   std::string k(key);

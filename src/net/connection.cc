@@ -254,6 +254,7 @@ void Connection::process_input() {
 
 void Connection::run_commands() {
   cmd::Dispatcher& dispatcher = fe_.dispatcher();
+  drop_parsed_ahead();  // in_ may have been read into since the last call
   while (may_run_commands()) {
     cmd::Session& s = *session_;
     if (parser_settings_gen_ != fe_.settings_generation() ||
@@ -265,26 +266,62 @@ void Connection::run_commands() {
       parser_.set_limits(limits);
       parser_settings_gen_ = fe_.settings_generation();
       parser_unauthenticated_ = limits.unauthenticated;
+      drop_parsed_ahead();  // parsed under the old limits
     }
 
     std::size_t used = 0;
-    resp::RequestParser::Status st = parser_.parse(in_.view(), used, argv_);
-    if (st == resp::RequestParser::Status::kNeedMore) break;
-    if (st == resp::RequestParser::Status::kError) {
-      protocol_error();
-      break;
+    std::span<const std::string_view> argv;
+    if (ahead_next_ < ahead_.size()) {
+      const ParsedAhead& p = ahead_[ahead_next_++];
+      argv = std::span<const std::string_view>(ahead_args_).subspan(p.first_arg, p.argc);
+      used = p.bytes;
+      if (ahead_next_ == ahead_.size()) {
+        // The last one: parse_ahead below refills ahead_args_ before it runs.
+        argv_.assign(argv.begin(), argv.end());
+        argv = argv_;
+      }
+    } else {
+      resp::RequestParser::Status st = parser_.parse(in_.view(), used, argv_);
+      if (st == resp::RequestParser::Status::kNeedMore) break;
+      if (st == resp::RequestParser::Status::kError) {
+        protocol_error();
+        break;
+      }
+      argv = argv_;
     }
-    // consume() leaves the bytes in place, so argv_ stays valid while the command runs.
+    // consume() leaves the bytes in place, so argv stays valid while the command runs (and so do
+    // the views of the commands parsed ahead).
     in_.consume(used);
-    if (argv_.empty()) continue;  // an empty inline line or an empty array
+    if (argv.empty()) continue;  // an empty inline line or an empty array
+    if (ahead_next_ == ahead_.size()) parse_ahead(dispatcher);
 
-    if (dispatcher.execute(s, argv_, out_) == cmd::DispatchResult::kBlocked) break;
+    if (dispatcher.execute(s, argv, out_) == cmd::DispatchResult::kBlocked) break;
     fe_.reap();  // CLIENT KILL may have closed other connections (or this one)
     if (pending_output() >= fe_.output_check_bytes() &&
         !check_output_limits(fe_.server().clock().now_ms())) {
       break;
     }
   }
+  drop_parsed_ahead();
+}
+
+void Connection::parse_ahead(cmd::Dispatcher& dispatcher) {
+  drop_parsed_ahead();
+  std::string_view rest = in_.view();
+  cmd::QueuedCommand queued[kParseAhead];
+  std::size_t n = 0;
+  while (n < kParseAhead) {
+    std::size_t first = ahead_args_.size();
+    std::size_t used = 0;
+    if (!parser_.parse_ready(rest, used, ahead_args_)) break;
+    std::size_t argc = ahead_args_.size() - first;
+    ahead_.push_back({first, argc, used});
+    rest.remove_prefix(used);
+    // (parse_ready takes no empty array: argc >= 1)
+    queued[n++] = {ahead_args_[first], argc > 1 ? ahead_args_[first + 1] : std::string_view(),
+                   argc};
+  }
+  if (n > 0) dispatcher.prefetch(*session_, std::span<const cmd::QueuedCommand>(queued, n));
 }
 
 void Connection::protocol_error() {

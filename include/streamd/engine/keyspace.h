@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,6 +108,14 @@ class Database {
   // Finds a live key; an expired key is deleted first (and observers told). nullptr if absent.
   // `touch` records the access for OBJECT IDLETIME (false for OBJECT itself, TYPE, TTL...).
   Entry* find(std::string_view key, bool touch = true);
+  // Prefetches what lookups of these keys will read (the dict's buckets and nodes, a stream's
+  // object and node tree root), for a pipelined batch about to run: see Dict::prefetch. Hints
+  // only: nothing is read into a result, expired or not, and nothing changes.
+  void prefetch(std::span<const std::string_view> keys) const;
+  // Below this many keys a database's hot part stays in the cache and a prefetch costs more
+  // than it saves (pipelined XADD to one key: 6% slower with it).
+  static constexpr std::size_t kPrefetchMinKeys = 1024;
+  bool worth_prefetching() const { return dict_.size() >= kPrefetchMinKeys; }
   // Same, but never deletes (used where Redis avoids side effects, e.g. during a scan).
   const Entry* peek(std::string_view key) const;
   bool exists(std::string_view key) { return find(key) != nullptr; }

@@ -98,6 +98,10 @@ class RadixTree {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Starts loading the root block (a prefetch: nothing is read or changed).
+  void prefetch_root() const {
+    if (root_) __builtin_prefetch(root_);
+  }
   // Number of allocated tree nodes (inline leaves are not nodes).
   std::size_t node_count() const { return nodes_; }
   // Estimated heap bytes of the tree structure itself (node blocks incl. malloc overhead and the

@@ -58,8 +58,9 @@
 #include "streamd/resp/request_parser.h"
 
 namespace streamd::cmd {
+class Dispatcher;
 struct Session;
-}
+}  // namespace streamd::cmd
 
 namespace streamd::net {
 
@@ -135,6 +136,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // Runs every complete command in the query buffer, then after_batch and flush.
   void process_input();
   void run_commands();
+  // Parses up to kParseAhead whole commands queued in in_ (ahead_) and prefetches their keys.
+  void parse_ahead(cmd::Dispatcher& dispatcher);
+  void drop_parsed_ahead() {
+    ahead_.clear();
+    ahead_args_.clear();
+    ahead_next_ = 0;
+  }
   void protocol_error();
   void on_wakeup();
   void schedule_wakeup();
@@ -173,6 +181,19 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   uint64_t parser_settings_gen_ = 0;
   bool parser_unauthenticated_ = false;
   std::vector<std::string_view> argv_;
+  // Commands parsed ahead of the one running (run_commands): whole commands queued in in_ behind
+  // it, parsed with the same limits, so that their keys are prefetched as one batch. Their views
+  // point into in_, whose bytes stay in place until the next read: they are dropped when
+  // run_commands returns and whenever the parser's limits change, and taken in order.
+  struct ParsedAhead {
+    std::size_t first_arg;  // in ahead_args_
+    std::size_t argc;
+    std::size_t bytes;  // of in_
+  };
+  static constexpr std::size_t kParseAhead = 16;
+  std::vector<std::string_view> ahead_args_;
+  std::vector<ParsedAhead> ahead_;
+  std::size_t ahead_next_ = 0;
   InputBuffer in_;
 
   std::string out_;

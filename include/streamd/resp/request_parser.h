@@ -74,6 +74,16 @@ class RequestParser {
   // when unknown. Lets the connection read a large bulk in one piece.
   std::size_t bytes_wanted() const { return bytes_wanted_; }
 
+  // Parses ahead: a whole, well-formed multibulk command at the front of `input`, appended to
+  // `args`, exactly as parse() would take it when called between commands (after kComplete or
+  // reset()), which is when this may be used; false, adding nothing, for anything else (parse()
+  // then decides). Changes no state: a caller can parse the commands queued behind the current
+  // one before running it, provided it takes them in order and with the same limits.
+  bool parse_ready(std::string_view input, std::size_t& consumed,
+                   std::vector<std::string_view>& args) const {
+    return parse_whole(input, consumed, args);
+  }
+
  private:
   // Where the terminator of a line starting at `from` is, as far as the bytes show.
   enum class LineScan { kFound, kMissing, kTooBig };

@@ -124,6 +124,30 @@ std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
   return p && p->refuses_writes() ? p->write_error() : std::string();
 }
 
+void Dispatcher::prefetch(const Session& s, std::span<const QueuedCommand> queued) const {
+  const engine::Database& db = server_.keyspace().db(s.db);
+  if (!db.worth_prefetching()) return;
+  constexpr std::size_t kMax = engine::Dict<engine::Entry>::kPrefetchBatch;
+  std::string_view keys[kMax];
+  std::size_t n = 0;
+  // A pipeline mostly repeats one command: look a name up again only when it changes.
+  std::string_view name;
+  const CommandSpec* spec = nullptr;
+  for (const QueuedCommand& h : queued) {
+    if (n == kMax) break;
+    if (h.argc < 2) continue;
+    if (h.name != name) {
+      name = h.name;
+      spec = table_.find(name);
+    }
+    // The same key again (a pipeline to one key) needs no second prefetch.
+    if (spec && spec->first_key == 1 && (n == 0 || keys[n - 1] != h.first_arg)) {
+      keys[n++] = h.first_arg;
+    }
+  }
+  if (n > 0) db.prefetch(std::span<const std::string_view>(keys, n));
+}
+
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
                                    std::string& client_out) {
   if (argv.empty()) return DispatchResult::kDone;

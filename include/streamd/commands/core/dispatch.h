@@ -20,6 +20,13 @@ enum class DispatchResult {
   kBlocked,  // the client is parked; stop processing its pipeline until resume()
 };
 
+// A command queued behind the running one, as Dispatcher::prefetch sees it.
+struct QueuedCommand {
+  std::string_view name;
+  std::string_view first_arg;  // empty when argc < 2
+  std::size_t argc = 0;
+};
+
 class Dispatcher {
  public:
   explicit Dispatcher(Server& server);
@@ -34,6 +41,11 @@ class Dispatcher {
 
   // Used by EXEC: runs one queued command inside the transaction.
   void execute_queued(Session& s, std::span<const std::string_view> argv, std::string& out);
+
+  // Prefetches the keys of commands queued behind the one about to run (the connection parses
+  // them ahead): those whose first key is their first argument, in `s`'s database. A hint for
+  // the cache, with no effect on any reply; see Database::prefetch.
+  void prefetch(const Session& s, std::span<const QueuedCommand> queued) const;
 
   // Re-runs blocked clients whose keys became ready, and expires blocked clients' deadlines.
   // The network layer calls this after each batch of client input and from its timer.
