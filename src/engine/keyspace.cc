@@ -71,7 +71,7 @@ const Entry* Database::peek(std::string_view key) const {
 }
 
 void Database::prefetch(std::span<const std::string_view> keys) const {
-  const Stream* streams[Dict<Entry>::kPrefetchBatch];
+  const Stream* streams[kPrefetchBatch];
   std::size_t n = 0;
   dict_.prefetch(keys, [&](const Entry& e) {
     if (!e.value.is_stream()) return;

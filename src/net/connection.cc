@@ -269,17 +269,15 @@ void Connection::run_commands() {
       drop_parsed_ahead();  // parsed under the old limits
     }
 
+    // A batch of whole commands is parsed (and its keys prefetched) before its first one runs;
+    // what parse_ready does not take (a partial or inline command) goes through parse().
+    if (ahead_next_ == ahead_.size()) parse_ahead(dispatcher);
     std::size_t used = 0;
     std::span<const std::string_view> argv;
     if (ahead_next_ < ahead_.size()) {
       const ParsedAhead& p = ahead_[ahead_next_++];
       argv = std::span<const std::string_view>(ahead_args_).subspan(p.first_arg, p.argc);
       used = p.bytes;
-      if (ahead_next_ == ahead_.size()) {
-        // The last one: parse_ahead below refills ahead_args_ before it runs.
-        argv_.assign(argv.begin(), argv.end());
-        argv = argv_;
-      }
     } else {
       resp::RequestParser::Status st = parser_.parse(in_.view(), used, argv_);
       if (st == resp::RequestParser::Status::kNeedMore) break;
@@ -293,7 +291,6 @@ void Connection::run_commands() {
     // the views of the commands parsed ahead).
     in_.consume(used);
     if (argv.empty()) continue;  // an empty inline line or an empty array
-    if (ahead_next_ == ahead_.size()) parse_ahead(dispatcher);
 
     if (dispatcher.execute(s, argv, out_) == cmd::DispatchResult::kBlocked) break;
     fe_.reap();  // CLIENT KILL may have closed other connections (or this one)
@@ -321,7 +318,11 @@ void Connection::parse_ahead(cmd::Dispatcher& dispatcher) {
     queued[n++] = {ahead_args_[first], argc > 1 ? ahead_args_[first + 1] : std::string_view(),
                    argc};
   }
-  if (n > 0) dispatcher.prefetch(*session_, std::span<const cmd::QueuedCommand>(queued, n));
+  if (n == 0) return;
+  // parse() may hold progress on the first of them from an earlier, partial read: it is that
+  // command, now parsed whole, so the progress is dropped (parse() resumes between commands).
+  parser_.reset();
+  dispatcher.prefetch(*session_, std::span<const cmd::QueuedCommand>(queued, n));
 }
 
 void Connection::protocol_error() {

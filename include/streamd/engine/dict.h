@@ -202,12 +202,7 @@ class Dict {
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
-      for (const Node* x = *slot[i]; x; x = x->next) {
-        if (x->has_key(keys[i])) {
-          visit(x->value);
-          break;
-        }
-      }
+      if (const Node* x = find_in_chain(*slot[i], keys[i])) visit(x->value);
     }
   }
 
@@ -229,12 +224,16 @@ class Dict {
     return (v >> 32) | (v << 32);
   }
 
-  Node* find_node(std::string_view key) const {
-    if (buckets_.empty()) return nullptr;
-    for (Node* n = buckets_[hash(key) & (buckets_.size() - 1)]; n; n = n->next) {
+  static Node* find_in_chain(Node* head, std::string_view key) {
+    for (Node* n = head; n; n = n->next) {
       if (n->has_key(key)) return n;
     }
     return nullptr;
+  }
+
+  Node* find_node(std::string_view key) const {
+    if (buckets_.empty()) return nullptr;
+    return find_in_chain(buckets_[hash(key) & (buckets_.size() - 1)], key);
   }
 
   // Nothing between the allocation and the node's construction may throw, or the block leaks.

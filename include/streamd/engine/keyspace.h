@@ -112,6 +112,7 @@ class Database {
   // object and node tree root), for a pipelined batch about to run: see Dict::prefetch. Hints
   // only: nothing is read into a result, expired or not, and nothing changes.
   void prefetch(std::span<const std::string_view> keys) const;
+  static constexpr std::size_t kPrefetchBatch = Dict<Entry>::kPrefetchBatch;  // keys at most
   // Below this many keys a database's hot part stays in the cache and a prefetch costs more
   // than it saves (pipelined XADD to one key: 6% slower with it).
   static constexpr std::size_t kPrefetchMinKeys = 1024;

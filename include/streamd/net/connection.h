@@ -136,7 +136,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // Runs every complete command in the query buffer, then after_batch and flush.
   void process_input();
   void run_commands();
-  // Parses up to kParseAhead whole commands queued in in_ (ahead_) and prefetches their keys.
+  // Parses up to kParseAhead whole commands at the front of in_ (ahead_), prefetches their keys.
   void parse_ahead(cmd::Dispatcher& dispatcher);
   void drop_parsed_ahead() {
     ahead_.clear();
@@ -181,8 +181,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   uint64_t parser_settings_gen_ = 0;
   bool parser_unauthenticated_ = false;
   std::vector<std::string_view> argv_;
-  // Commands parsed ahead of the one running (run_commands): whole commands queued in in_ behind
-  // it, parsed with the same limits, so that their keys are prefetched as one batch. Their views
+  // Commands parsed ahead (run_commands): up to kParseAhead whole commands at the front of in_,
+  // parsed with the same limits, so that their keys are prefetched as one batch. Their views
   // point into in_, whose bytes stay in place until the next read: they are dropped when
   // run_commands returns and whenever the parser's limits change, and taken in order.
   struct ParsedAhead {

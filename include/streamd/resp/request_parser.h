@@ -75,10 +75,11 @@ class RequestParser {
   std::size_t bytes_wanted() const { return bytes_wanted_; }
 
   // Parses ahead: a whole, well-formed multibulk command at the front of `input`, appended to
-  // `args`, exactly as parse() would take it when called between commands (after kComplete or
-  // reset()), which is when this may be used; false, adding nothing, for anything else (parse()
-  // then decides). Changes no state: a caller can parse the commands queued behind the current
-  // one before running it, provided it takes them in order and with the same limits.
+  // `args`, exactly as parse() takes it; false, adding nothing, for anything else (parse() then
+  // decides). Changes no state: a caller can parse several queued commands before running the
+  // first, provided it takes them in order and with the same limits. `input` must start at a
+  // command; progress parse() saved on that command (a partial read) is then the caller's to
+  // drop with reset() once it takes the command from here.
   bool parse_ready(std::string_view input, std::size_t& consumed,
                    std::vector<std::string_view>& args) const {
     return parse_whole(input, consumed, args);

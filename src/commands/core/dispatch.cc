@@ -127,7 +127,7 @@ std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
 void Dispatcher::prefetch(const Session& s, std::span<const QueuedCommand> queued) const {
   const engine::Database& db = server_.keyspace().db(s.db);
   if (!db.worth_prefetching()) return;
-  constexpr std::size_t kMax = engine::Dict<engine::Entry>::kPrefetchBatch;
+  constexpr std::size_t kMax = engine::Database::kPrefetchBatch;
   std::string_view keys[kMax];
   std::size_t n = 0;
   // A pipeline mostly repeats one command: look a name up again only when it changes.
