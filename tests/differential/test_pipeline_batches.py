@@ -13,6 +13,7 @@ Skips (exit 0, SKIPPED line) when the streamd binary or redis-server is missing.
 
 import random
 import socket
+import time
 import unittest
 
 from streamd_testlib import runner, servers
@@ -135,6 +136,26 @@ class PipelineBatchesTest(unittest.TestCase):
                 encode("SELECT", 1) + encode("GET", "s:5") + encode("SELECT", 0) +
                 encode("GET", "s:5") + encode("QUIT") + encode("GET", "s:6"))
         self.same(blob, "XREAD BLOCK, MULTI, SELECT, then QUIT with a command behind it")
+
+    def test_a_command_split_across_reads_then_a_batch(self):
+        # The first write ends inside a command: parse() keeps its progress. The second write
+        # completes it and queues more, which are parsed as one batch with it.
+        first = encode("SET", "s:1", "x" * 5000) + encode("GET", "s:2")
+        cut = len(encode("SET", "s:1", "x" * 5000)) - 2000
+        rest = b"".join(encode("XADD", f"x:{i}", "7-1", "f", "v") for i in range(40))
+        rest += encode("GET", "s:1") + encode("QUIT")
+        replies = []
+        for srv in (self.streamd, self.redis):
+            with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+                s.sendall(first[:cut])
+                time.sleep(0.1)
+                s.sendall(first[cut:] + rest)
+                chunks = []
+                while data := s.recv(1 << 16):
+                    chunks.append(data)
+                replies.append(b"".join(chunks))
+        self.assertEqual(replies[0], replies[1])
+        self.assertTrue(replies[0].startswith(b"+OK\r\n$1\r\n2\r\n$3\r\n7-1\r\n"))
 
     def test_protocol_error_behind_whole_commands(self):
         blob = encode("GET", "s:1") + encode("XLEN", "x:1") + b"*1\r\n$x\r\n" + encode("PING")
