@@ -28,7 +28,7 @@
 //   - NACKed records (owner kNoOwner) have no owner run; the others' owner is a live slot;
 //   - per-owner counts and the NACKed count add up to size(); a count of kBigCount means the
 //     real value (>= 2^32 - 1) is in big_counts_.
-// Memory: about 17-20 bytes per pending entry (tests/unit/engine/pel_memory_test.cc), against
+// Memory: 17-36 bytes per pending entry (tests/unit/engine/pel_memory_test.cc), against
 // 75-82 for the earlier layout (56-byte records in a slot pool, the group tree and one tree per
 // consumer, each keyed per record, and a list threaded through the records).
 // The engine runs on one thread (the Redis model); a fork (AOF rewrite child) only reads.
@@ -58,45 +58,59 @@ struct PendingEntry {
 };
 
 // A PEL tree key: an ID in a compact, order-preserving encoding (byte order = ID order):
-//   ms      8 bytes big-endian;
-//   seq     nothing when 0; one byte for 1..247; else one byte 0xF7 + n followed by the n bytes
-//           of seq big-endian (n = 1..8, minimal).
-// Why not the plain 16 bytes: IDs made by XADD * at ordinary rates all have seq 0 and differ in
-// the last bytes of ms. With 16-byte keys each would then need a leaf node of its own for its
-// 8 seq bytes; dropping the zero seq makes consecutive IDs differ in their last byte, so the
-// RadixTree keeps them inline. IDs made in bursts (many per millisecond) cost the same as with
-// 16-byte keys.
-// No key is a prefix of another key with the same ms except the seq-0 key, which sorts first,
-// as 0 does.
+//   head   9 bytes, big-endian, of the 66-bit number ms * 4 + min(seq, 3);
+//   tail   only when seq > 3, of r = seq - 3: one byte for 1..247, else one byte 0xF7 + n
+//          followed by the n bytes of r big-endian (n = 1..8, minimal).
+// Why not the plain 16 bytes (ms then seq): a radix tree keeps a key inline in its parent's slot
+// only when the key ends at the byte where it branches off. IDs one per millisecond (XADD * at
+// ordinary rates, or explicit `N-1` IDs) differ in the low bits of ms; with seq after ms every
+// one of them would need a leaf node of its own (about 48 bytes) for its seq bytes. With the
+// small seqs 0..3 in the head's lowest bits, consecutive IDs differ in the head's last byte and
+// sit inline (64 to a node). A burst of many IDs in one millisecond shares the head and differs
+// in the tail's last byte: inline as well.
+// Order: heads compare as the numbers they encode, so by ms first and then by min(seq, 3); only
+// seqs >= 3 of one ms share a head, and their tails (empty for 3, then one byte, then longer
+// tags) compare as r does. No key is a prefix of another except the tail-less key of seq 3.
 class PelKey {
  public:
-  static constexpr std::size_t kMaxSize = 17;
+  static constexpr std::size_t kHeadSize = 9;
+  static constexpr std::size_t kMaxSize = kHeadSize + 1 + 8;
+  static constexpr uint64_t kHeadSeqs = 4;  // seqs 0..3 are told apart by the head alone
   static constexpr uint64_t kOneByteMax = 0xF7;
 
   explicit PelKey(StreamId id) {
-    for (int i = 0; i < 8; ++i) bytes_[i] = static_cast<uint8_t>(id.ms >> (56 - 8 * i));
-    len_ = 8;
-    if (id.seq == 0) return;
-    if (id.seq <= kOneByteMax) {
-      bytes_[len_++] = static_cast<uint8_t>(id.seq);
+    const uint64_t low = id.seq < kHeadSeqs ? id.seq : kHeadSeqs - 1;
+    const uint64_t head_low = (id.ms << 2) | low;  // the head's low 64 bits
+    bytes_[0] = static_cast<uint8_t>(id.ms >> 62);
+    for (int i = 0; i < 8; ++i) bytes_[1 + i] = static_cast<uint8_t>(head_low >> (56 - 8 * i));
+    len_ = kHeadSize;
+    if (id.seq <= kHeadSeqs - 1) return;
+    const uint64_t r = id.seq - (kHeadSeqs - 1);
+    if (r <= kOneByteMax) {
+      bytes_[len_++] = static_cast<uint8_t>(r);
       return;
     }
     int n = 1;
-    while (n < 8 && (id.seq >> (8 * n)) != 0) ++n;
+    while (n < 8 && (r >> (8 * n)) != 0) ++n;
     bytes_[len_++] = static_cast<uint8_t>(kOneByteMax + n);
-    for (int i = n - 1; i >= 0; --i) bytes_[len_++] = static_cast<uint8_t>(id.seq >> (8 * i));
+    for (int i = n - 1; i >= 0; --i) bytes_[len_++] = static_cast<uint8_t>(r >> (8 * i));
   }
   std::string_view view() const { return {reinterpret_cast<const char*>(bytes_), len_}; }
 
   // The ID of a key made by PelKey.
   static StreamId decode(std::string_view key) {
     auto byte = [&](std::size_t i) { return static_cast<uint64_t>(static_cast<uint8_t>(key[i])); };
+    uint64_t head_low = 0;
+    for (std::size_t i = 1; i < kHeadSize; ++i) head_low = (head_low << 8) | byte(i);
     StreamId id;
-    for (std::size_t i = 0; i < 8; ++i) id.ms = (id.ms << 8) | byte(i);
-    if (key.size() == 9) {
-      id.seq = byte(8);
-    } else if (key.size() > 9) {
-      for (std::size_t i = 9; i < key.size(); ++i) id.seq = (id.seq << 8) | byte(i);
+    id.ms = (byte(0) << 62) | (head_low >> 2);
+    id.seq = head_low & 3;
+    if (key.size() == kHeadSize + 1) {
+      id.seq += byte(kHeadSize);
+    } else if (key.size() > kHeadSize + 1) {
+      uint64_t r = 0;
+      for (std::size_t i = kHeadSize + 1; i < key.size(); ++i) r = (r << 8) | byte(i);
+      id.seq += r;
     }
     return id;
   }

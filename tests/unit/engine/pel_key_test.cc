@@ -12,14 +12,38 @@ namespace streamd::engine {
 namespace {
 
 std::vector<StreamId> interesting_ids() {
-  std::vector<uint64_t> parts{0,          1,
-                              2,          0xF6,
-                              0xF7,       0xF8,
-                              0xFF,       0x100,
-                              0x101,      0xFFFF,
-                              0x10000,    0xFFFFFF,
-                              1ull << 32, (1ull << 56) - 1,
-                              1ull << 56, UINT64_MAX - 1,
+  // Around every boundary of the encoding: the head's seqs (0..3), the tail's one-byte range
+  // (seq 4..250) and its lengths, and ms's top bits (they go to the head's first byte).
+  std::vector<uint64_t> parts{0,
+                              1,
+                              2,
+                              3,
+                              4,
+                              5,
+                              0xF6,
+                              0xF7,
+                              0xF8,
+                              0xFA,
+                              0xFB,
+                              0xFF,
+                              0x100,
+                              0x101,
+                              0x102,
+                              0x103,
+                              0xFFFF,
+                              0x10000,
+                              0x10002,
+                              0x10003,
+                              0xFFFFFF,
+                              1ull << 32,
+                              (1ull << 56) - 1,
+                              1ull << 56,
+                              (1ull << 62) - 1,
+                              1ull << 62,
+                              (1ull << 63) + 5,
+                              UINT64_MAX - 3,
+                              UINT64_MAX - 2,
+                              UINT64_MAX - 1,
                               UINT64_MAX};
   std::vector<StreamId> ids;
   for (uint64_t ms : parts) {
@@ -51,10 +75,19 @@ TEST(PelKey, RoundTripsAndKeepsIdOrder) {
       ASSERT_EQ(keyed[i - 1].first, keyed[i].first);
     }
   }
-  EXPECT_EQ(PelKey({5, 0}).view().size(), 8u);
-  EXPECT_EQ(PelKey({5, 247}).view().size(), 9u);
-  EXPECT_EQ(PelKey({5, 248}).view().size(), 10u);
-  EXPECT_EQ(PelKey({5, 1000}).view().size(), 11u);
+  EXPECT_EQ(PelKey({5, 0}).view().size(), 9u);
+  EXPECT_EQ(PelKey({5, 3}).view().size(), 9u);
+  EXPECT_EQ(PelKey({5, 4}).view().size(), 10u);
+  EXPECT_EQ(PelKey({5, 250}).view().size(), 10u);
+  EXPECT_EQ(PelKey({5, 251}).view().size(), 11u);
+  EXPECT_EQ(PelKey({5, 1000}).view().size(), 12u);
+  // Consecutive milliseconds with one small seq differ in the last byte (the radix tree keeps
+  // such keys inline: issue 16 item 1).
+  for (uint64_t seq = 0; seq < PelKey::kHeadSeqs; ++seq) {
+    PelKey a({1700000000000, seq}), b({1700000000001, seq});
+    EXPECT_EQ(a.view().substr(0, 8), b.view().substr(0, 8)) << seq;
+    EXPECT_NE(a.view()[8], b.view()[8]) << seq;
+  }
   EXPECT_EQ(PelKey(StreamId::max()).view().size(), PelKey::kMaxSize);
 }
 

@@ -4,7 +4,9 @@
 // holds for the PEL (mallinfo2 before and after the reads).
 // Cases: 1, 4 and 100 consumers reading in turns of COUNT 10 / 1000 (workers that each take a
 // batch, so consecutive IDs alternate between owners), and IDs made at ordinary rates (one per
-// millisecond), in bursts (16 per millisecond), and all in one millisecond.
+// millisecond), in bursts (3, 16 or 40 per millisecond), and all in one millisecond; and IDs
+// whose seq starts at 1 (explicit `N-1` IDs: before the PelKey head of 2026-12-04 each of those
+// needed a radix leaf node of its own, 65.3 bytes per entry with one per ms).
 // History (engine estimate, 4 consumers COUNT 10, 16 / 1 entries per ms):
 //   24-byte records (32-byte malloc chunks) + group tree + one tree per consumer:  57.8 / 50.9
 //   + time index threaded through 56-byte records in a slot pool:                  81.8 / 74.9
@@ -41,12 +43,16 @@ bool sanitized() {
 
 // `per_ms` entries share each millisecond (XADD * under load puts many entries in one ms; 1 is
 // the sparse case for a radix tree). `consumers` read in turns of `batch`.
-Measured measure(uint64_t n, uint64_t per_ms, int consumers, std::size_t batch) {
+// `first_seq` is the seq of each millisecond's first entry (explicit IDs `N-1`, as bench/run.py's
+// pending rows use, start at 1).
+Measured measure(uint64_t n, uint64_t per_ms, int consumers, std::size_t batch,
+                 uint64_t first_seq) {
   Stream s;
   FieldValue fv{"field", "value"};
   const uint64_t base = 1700000000000;
   for (uint64_t i = 0; i < n; ++i) {
-    EXPECT_TRUE(s.append(StreamId{base + i / per_ms, i % per_ms}, std::span(&fv, 1)).ok());
+    EXPECT_TRUE(
+        s.append(StreamId{base + i / per_ms, first_seq + i % per_ms}, std::span(&fv, 1)).ok());
   }
   ConsumerGroup* g = s.groups().create("g", {0, 0}, kEntriesReadUnknown).value();
   std::vector<Consumer*> cs;
@@ -76,15 +82,19 @@ TEST(PelMemory, BytesPerPendingEntry) {
     uint64_t per_ms;
     int consumers;
     std::size_t batch;
+    uint64_t first_seq = 0;
   };
-  for (Case c : {Case{1, 1, 1000}, Case{kEntries, 1, 1000}, Case{16, 4, 10}, Case{1, 4, 10},
-                 Case{1, 100, 1000}, Case{kEntries, 100, 1000}, Case{1, 100, 10}}) {
-    Measured m = measure(kEntries, c.per_ms, c.consumers, c.batch);
+  for (Case c :
+       {Case{1, 1, 1000}, Case{kEntries, 1, 1000}, Case{16, 4, 10}, Case{1, 4, 10},
+        Case{1, 100, 1000}, Case{kEntries, 100, 1000}, Case{1, 100, 10}, Case{1, 1, 1000, 1},
+        Case{1, 100, 1000, 1}, Case{3, 4, 10, 1}, Case{40, 4, 10, 0}}) {
+    Measured m = measure(kEntries, c.per_ms, c.consumers, c.batch, c.first_seq);
     std::printf(
-        "[ PelMemory ] %llu pending, %llu entries/ms, %d consumers, COUNT %zu: %.1f bytes/entry "
-        "estimated, %.1f bytes/entry held by malloc\n",
+        "[ PelMemory ] %llu pending, %llu entries/ms from seq %llu, %d consumers, COUNT %zu: "
+        "%.1f bytes/entry estimated, %.1f bytes/entry held by malloc\n",
         static_cast<unsigned long long>(kEntries), static_cast<unsigned long long>(c.per_ms),
-        c.consumers, c.batch, m.estimate_per_entry, m.malloc_per_entry);
+        static_cast<unsigned long long>(c.first_seq), c.consumers, c.batch, m.estimate_per_entry,
+        m.malloc_per_entry);
     EXPECT_LE(m.estimate_per_entry, 40.0) << c.per_ms << " per ms, " << c.consumers;
     EXPECT_LE(m.malloc_per_entry, 40.0) << c.per_ms << " per ms, " << c.consumers;
   }
