@@ -248,6 +248,10 @@ WORKLOADS = {
                     "each, unpipelined (deliveries/s)", None,
                     ["--mode", "pubsub", "--readers", 200, "--channels", 50, "--clients", 50,
                      "--seconds", 5], "deliveries_per_sec", True),
+    "pubsub50x50_p16": ("PUBLISH 64 B: 50 publishers round-robin over 50 channels, 4 "
+                        "subscribers each, pipeline 16 (deliveries/s)", None,
+                        ["--mode", "pubsub", "--readers", 200, "--channels", 50, "--clients",
+                         50, "--pipeline", 16, "--seconds", 5], "deliveries_per_sec", True),
     "consume": ("consume cycle: XREADGROUP COUNT 10 + XACK of those IDs, 1M-entry stream, "
                 "50 consumers (cycles/s)", group_on_1m,
                 ["--mode", "consume", "--clients", 50, "--requests", 60000, "--count", 10],
