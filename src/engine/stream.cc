@@ -85,7 +85,7 @@ Result<StreamId> Stream::append(const IdSpec& spec, std::span<const FieldValue> 
     node_bytes_ += malloc_size_estimate(tail->capacity());
   } else {
     IdKey key(*id);
-    seek_hint_.valid = false;
+    drop_seek_hints();
     StreamNode* node = nodes_.emplace(key.view(), *id, fields).first;
     node_bytes_ += malloc_size_estimate(node->capacity());
   }
@@ -98,7 +98,7 @@ Result<StreamId> Stream::append(const IdSpec& spec, std::span<const FieldValue> 
 }
 
 void Stream::remove_node(StreamId master) {
-  seek_hint_.valid = false;
+  drop_seek_hints();
   check_tail_last_ = true;
   IdKey key(master);
   StreamNode node;
@@ -229,10 +229,11 @@ Stream::Iterator::Iterator(const Stream& s, StreamId start, StreamId end, Direct
   if (dir == Direction::kForward && !tree_it_.valid()) tree_it_ = s.nodes_.begin();
   load_node();
   if (dir == Direction::kForward) {
-    hint_ = &s.seek_hint_;
-    const SeekHint& h = s.seek_hint_;
-    if (node_ && !done_ && h.valid && h.id <= start && h.master == master_) {
-      off_ = h.offset;
+    hints_ = s.seek_hints_;
+    if (node_ && !done_) {
+      for (const SeekHint& h : s.seek_hints_) {
+        if (h.valid && h.lo <= start && h.master == master_ && h.offset > off_) off_ = h.offset;
+      }
     }
   }
 }
@@ -271,7 +272,11 @@ bool Stream::Iterator::next() {
       off_ = e.next;
       if (e.deleted || e.id < start_) continue;
       if (e.id > end_) break;
-      *hint_ = SeekHint{master_, e.id, e.offset, true};
+      // Every live entry >= start_ in this node is at e.offset or after (the walk skipped
+      // only dead entries and smaller IDs to get here): hint [1] for readers from the same ID.
+      if (!returned_any_) hints_[1] = SeekHint{master_, start_, e.offset, true};
+      returned_any_ = true;
+      hints_[0] = SeekHint{master_, e.id, e.offset, true};
     } else {
       if (oi_ == 0) {
         --tree_it_;

@@ -70,7 +70,7 @@ Err StreamBuilder::add_node(std::span<const BuiltEntry> entries) {
   }
   auto key = entries.front().id.encode();
   std::string_view kv(reinterpret_cast<const char*>(key.data()), key.size());
-  s_->seek_hint_.valid = false;
+  s_->drop_seek_hints();
   StreamNode* node = s_->nodes_.emplace(kv, entries.front().id, entries.front().fields).first;
   if (entries.front().deleted) node->tombstone(node->first_offset());
   for (std::size_t i = 1; i < entries.size(); ++i) {

@@ -204,19 +204,28 @@ class Stream {
   StreamId first_id_;
   StreamId max_deleted_;
 
-  // Where the last forward walk was: the entry at `offset` of the node whose master is `master`
-  // has ID `id`. A forward scan from an ID >= id in that node starts there instead of at the
-  // node's first entry (the format has no index inside a node, and consumers reading one after
-  // another each seek just past where the previous read stopped). Valid because entries never
-  // move inside a node (deletes set a bit, appends go after, shrinking keeps offsets) and it is
-  // dropped whenever a node is created or removed, so `master` names the same node throughout.
+  // Where forward walks start in a node (the format has no index inside a node). A hint says:
+  // in the node whose master is `master`, every live entry with an ID >= `lo` sits at `offset`
+  // or after it. So a forward scan from an ID >= lo that begins in that node starts there
+  // instead of at the node's first entry. Two are kept, both set by forward walks:
+  //   [0] where the last walk got to (lo = the ID of the last entry it returned): consumers
+  //       reading one after another each seek just past where the previous read stopped;
+  //   [1] where the last walk began (lo = its start, offset = its first entry): readers woken
+  //       together by one XADD all read from the same last ID (200 readers each walked the
+  //       node from its first entry: a quarter of streamd's own CPU in that fan-out).
+  // Valid because entries never move inside a node (deletes set a bit, appends go after with
+  // greater IDs, shrinking keeps offsets), and both are dropped whenever a node is created or
+  // removed, so `master` names the same node throughout.
   struct SeekHint {
     StreamId master;
-    StreamId id;
+    StreamId lo;
     uint32_t offset = 0;
     bool valid = false;
   };
-  mutable SeekHint seek_hint_;
+  mutable SeekHint seek_hints_[2];
+  void drop_seek_hints() {
+    for (SeekHint& h : seek_hints_) h.valid = false;
+  }
 
   StreamGroups groups_;  // consumer groups by name
 };
@@ -239,8 +248,9 @@ class Stream::Iterator {
 
   RadixTree<StreamNode>::ConstIterator tree_it_;
   const StreamNode* node_ = nullptr;
-  SeekHint* hint_ = nullptr;  // forward walks: the stream's, updated at each entry returned
-  StreamId master_;           // forward walks: node_'s master ID
+  SeekHint* hints_ = nullptr;  // forward walks: the stream's seek_hints_ (updated as it goes)
+  bool returned_any_ = false;
+  StreamId master_;  // forward walks: node_'s master ID
   StreamId start_, end_;
   Direction dir_ = Direction::kForward;
   bool done_ = true;

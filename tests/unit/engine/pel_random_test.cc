@@ -221,7 +221,7 @@ void run_random_sequence(uint32_t seed, int steps) {
         if (!m.live.empty()) return *std::next(m.live.begin(), pick(m.live.size()));
         [[fallthrough]];
       default:
-        return StreamId{pick(next_ms + 2), pick(4)};
+        return StreamId{pick(next_ms + 2), chance(80) ? pick(5) : pick(400)};
     }
   };
 
@@ -233,7 +233,9 @@ void run_random_sequence(uint32_t seed, int steps) {
                  // compare in full after every step)
         if (m.live.size() > 150) break;
         for (uint64_t n = 1 + pick(6); n > 0; --n) {
-          StreamId id{next_ms, pick(3)};
+          // Mostly the seqs PelKey keeps in its head (0..3), sometimes ones with a tail of one
+          // byte or two.
+          StreamId id{next_ms, chance(75) ? pick(4) : 4 + pick(chance(50) ? 240 : 2000)};
           if (chance(60)) ++next_ms;
           if (id <= s.last_id()) id = *s.last_id().next();
           FieldValue fv{"f", "v"};

@@ -1,6 +1,7 @@
 // Forward scans start from the stream's seek hint (where the last forward walk was) when they can:
 // random appends, deletes, trims (exact and approximate, whole nodes going), XSETID, scans from
-// random starts and reads that each resume just past the previous one, against a plain model.
+// random starts, reads that each resume just past the previous one and groups of reads from one
+// shared ID (a fan-out), against a plain model.
 #include <gtest/gtest.h>
 
 #include <iterator>
@@ -43,6 +44,7 @@ TEST(StreamSeekHint, ScansAgreeWithAModelThroughEveryKindOfChange) {
     Model m;
     uint64_t ms = 1;
     StreamId cursor;  // a consumer reading one after another
+    StreamId shared;  // the last ID of readers blocked together
     for (int step = 0; step < 3000; ++step) {
       int op = static_cast<int>(rng() % 100);
       if (op < 40) {
@@ -73,6 +75,17 @@ TEST(StreamSeekHint, ScansAgreeWithAModelThroughEveryKindOfChange) {
         ASSERT_EQ(got, ModelScan(m, cursor.next().value_or(StreamId::max()), StreamId::max(),
                                  got.size() ? got.size() : 1));
         if (!got.empty()) cursor = got.back().first;
+      } else if (op < 88) {
+        // Readers woken by one XADD: several reads from one shared last ID (where the previous
+        // walk began, not where it ended), which then moves to the top entry now and then.
+        StreamId from = shared.next().value_or(StreamId::max());
+        for (int r = 1 + static_cast<int>(rng() % 4); r > 0; --r) {
+          std::size_t count = 1 + rng() % 4;
+          ASSERT_EQ(Scan(s, from, StreamId::max(), count),
+                    ModelScan(m, from, StreamId::max(), count))
+              << from.to_string();
+        }
+        if (!m.empty() && rng() % 3 == 0) shared = std::prev(m.end())->first;
       } else {
         StreamId start = m.empty() || rng() % 4 == 0
                              ? StreamId{rng() % (ms + 2), rng() % 3}
