@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cassert>
 
 #include <algorithm>
 #include <cerrno>
@@ -254,7 +255,8 @@ void Connection::process_input() {
 
 void Connection::run_commands() {
   cmd::Dispatcher& dispatcher = fe_.dispatcher();
-  drop_parsed_ahead();  // in_ may have been read into since the last call
+  // Nothing is parsed ahead here: every call ends by dropping it (below), before in_ is read into.
+  assert(ahead_.empty() && ahead_args_.empty());
   while (may_run_commands()) {
     cmd::Session& s = *session_;
     if (parser_settings_gen_ != fe_.settings_generation() ||

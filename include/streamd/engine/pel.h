@@ -73,19 +73,21 @@ struct PendingEntry {
 // tags) compare as r does. No key is a prefix of another except the tail-less key of seq 3.
 class PelKey {
  public:
-  static constexpr std::size_t kHeadSize = 9;
+  static constexpr int kSeqBits = 2;  // the head's low bits, holding min(seq, kHeadSeqs - 1)
+  static constexpr uint64_t kHeadSeqs = uint64_t{1} << kSeqBits;  // seqs 0..3 need no tail
+  static constexpr std::size_t kHeadSize = 9;  // 64 + kSeqBits bits, rounded up to bytes
   static constexpr std::size_t kMaxSize = kHeadSize + 1 + 8;
-  static constexpr uint64_t kHeadSeqs = 4;  // seqs 0..3 are told apart by the head alone
   static constexpr uint64_t kOneByteMax = 0xF7;
 
   explicit PelKey(StreamId id) {
-    const uint64_t low = id.seq < kHeadSeqs ? id.seq : kHeadSeqs - 1;
-    const uint64_t head_low = (id.ms << 2) | low;  // the head's low 64 bits
-    bytes_[0] = static_cast<uint8_t>(id.ms >> 62);
+    constexpr uint64_t kTop = kHeadSeqs - 1;  // the seq that starts the tailed range
+    const uint64_t low = id.seq < kTop ? id.seq : kTop;
+    const uint64_t head_low = (id.ms << kSeqBits) | low;  // the head's low 64 bits
+    bytes_[0] = static_cast<uint8_t>(id.ms >> (64 - kSeqBits));
     for (int i = 0; i < 8; ++i) bytes_[1 + i] = static_cast<uint8_t>(head_low >> (56 - 8 * i));
     len_ = kHeadSize;
-    if (id.seq <= kHeadSeqs - 1) return;
-    const uint64_t r = id.seq - (kHeadSeqs - 1);
+    if (id.seq <= kTop) return;
+    const uint64_t r = id.seq - kTop;
     if (r <= kOneByteMax) {
       bytes_[len_++] = static_cast<uint8_t>(r);
       return;
@@ -103,8 +105,8 @@ class PelKey {
     uint64_t head_low = 0;
     for (std::size_t i = 1; i < kHeadSize; ++i) head_low = (head_low << 8) | byte(i);
     StreamId id;
-    id.ms = (byte(0) << 62) | (head_low >> 2);
-    id.seq = head_low & 3;
+    id.ms = (byte(0) << (64 - kSeqBits)) | (head_low >> kSeqBits);
+    id.seq = head_low & (kHeadSeqs - 1);
     if (key.size() == kHeadSize + 1) {
       id.seq += byte(kHeadSize);
     } else if (key.size() > kHeadSize + 1) {
