@@ -408,13 +408,14 @@ asio::awaitable<void> Connection::relay_loop(std::shared_ptr<Connection> self, i
 
 void Connection::flush() {
   if (closing_ || write_in_flight_) return;  // a write in flight picks up out_ when it is done
-  if (out_.empty()) {
+  if (out_.empty() && !shared_pending()) {
     after_drain();
     return;
   }
   if (must_hold_output()) return;
   if (tls_) {
     // The stream encrypts: hand the whole batch to one asynchronous write.
+    take_shared_output();
     wbuf_.swap(out_);
     wpos_ = 0;
     out_.clear();
@@ -427,17 +428,43 @@ void Connection::flush() {
   fe_.want_write(shared_from_this());
 }
 
+bool Connection::shared_pending() const {
+  return session_ && session_->shared_out && session_->shared_out->size() > 0;
+}
+
+std::string_view Connection::write_view() const {
+  if (!sending_shared_) return std::string_view(wbuf_).substr(wpos_);
+  return session_ && session_->shared_out ? session_->shared_out->peek() : std::string_view();
+}
+
+void Connection::take_shared_output() {
+  if (!session_ || !session_->shared_out) return;
+  cmd::SharedOutput& shared = *session_->shared_out;
+  for (std::string_view s = shared.peek(); !s.empty(); s = shared.peek()) {
+    out_.append(s);
+    shared.consume(s.size());
+  }
+}
+
 bool Connection::start_batched_write(IoBatch& batch, uint32_t tag) {
   write_queued_ = false;
-  if (closing_ || write_in_flight_ || out_.empty()) return false;
+  if (closing_ || write_in_flight_) return false;
+  if (out_.empty() && !shared_pending()) return false;
   if (must_hold_output()) return false;
-  // out_ becomes the buffer in flight (the two swap, keeping their capacity); replies produced
-  // from now on collect in out_.
-  wbuf_.swap(out_);
-  out_.clear();
-  wpos_ = 0;
+  if (!out_.empty()) {
+    // out_ becomes the buffer in flight (the two swap, keeping their capacity); replies produced
+    // from now on collect in out_.
+    wbuf_.swap(out_);
+    out_.clear();
+    wpos_ = 0;
+    sending_shared_ = false;
+  } else {
+    // Straight from the backlog's block: nothing is copied per replica.
+    sending_shared_ = true;
+  }
   write_in_flight_ = true;
-  batch.send(fd_, wbuf_.data(), wbuf_.size(), tag);
+  std::string_view v = write_view();
+  batch.send(fd_, v.data(), v.size(), tag);
   return true;
 }
 
@@ -454,19 +481,28 @@ void Connection::on_write_done(int64_t result) {
     return;
   }
   account_output(n);
-  wpos_ += n;
-  if (wpos_ < wbuf_.size()) {
+  std::size_t left;
+  if (sending_shared_) {
+    std::size_t len = write_view().size();
+    if (n > 0 && session_->shared_out) session_->shared_out->consume(n);
+    left = len - n;
+  } else {
+    wpos_ += n;
+    left = wbuf_.size() - wpos_;
+  }
+  if (left > 0) {
     // The kernel took part of it: the rest goes out when the socket is writable again.
     write_async();
     update_session_counters();
     return;
   }
+  sending_shared_ = false;
   wbuf_.clear();
   wpos_ = 0;
-  if (out_.empty()) {
+  if (out_.empty() && !shared_pending()) {
     after_drain();
   } else {
-    flush();  // replies produced meanwhile: queued for the end of this turn
+    flush();  // replies produced meanwhile, or the shared output's next block: this turn still
   }
 }
 
@@ -485,7 +521,8 @@ void Connection::write_async() {
 void Connection::on_writable() {
   // What the batch could not write: the rest goes straight out now that the kernel has room.
   if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
-  ssize_t n = ::send(fd_, wbuf_.data() + wpos_, wbuf_.size() - wpos_, MSG_NOSIGNAL);
+  std::string_view v = write_view();
+  ssize_t n = ::send(fd_, v.data(), v.size(), MSG_NOSIGNAL);
   on_write_done(n >= 0 ? n : -static_cast<int64_t>(errno));
 }
 
@@ -501,6 +538,7 @@ void Connection::on_tls_written(const asio::error_code& ec, std::size_t n) {
   if (session_) session_->last_interaction_ms = fe_.server().clock().now_ms();
   wbuf_.clear();
   wpos_ = 0;
+  take_shared_output();
   if (out_.empty()) {
     after_drain();
     return;
@@ -549,7 +587,9 @@ void Connection::account_output(std::size_t n) {
 }
 
 std::size_t Connection::total_output() const {
-  return pending_output() + (session_ ? session_->held_output : 0);
+  if (!session_) return pending_output();
+  std::size_t shared = session_->shared_out ? session_->shared_out->size() : 0;
+  return pending_output() + session_->held_output + shared;
 }
 
 void Connection::update_session_counters() {

@@ -332,14 +332,13 @@ void ReplicationMaster::go_online(ReplicaLink& r, int64_t now_ms) {
 }
 
 void ReplicationMaster::start_stream(ReplicaLink& r) {
-  // What was buffered since the fork goes out behind the snapshot.
+  // What was buffered since the fork goes out behind the snapshot; the backlog's bytes from now
+  // on follow it.
   std::string pending = std::move(r.pending);
   r.pending.clear();
   r.session->held_output = 0;
-  if (!pending.empty() && r.session->out) {
-    r.session->out->append(pending);
-    if (r.session->flush) r.session->flush();
-  }
+  if (!pending.empty() && r.session->out) r.session->out->append(pending);
+  if (backlog_) start_cursor(r, backlog_->next_offset());
 }
 
 }  // namespace streamd::repl

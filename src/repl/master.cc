@@ -69,6 +69,12 @@ void ReplicationMaster::create_backlog(bool keep_history) {
 }
 
 void ReplicationMaster::free_backlog() {
+  // Whoever still streams from it is being disconnected (its history changed): its connection
+  // must not read the freed blocks, nor pin a new backlog's.
+  for (ReplicaLink& r : replicas_) {
+    r.session->shared_out = nullptr;
+    r.cursor.reset();
+  }
   backlog_.reset();
 }
 
@@ -101,9 +107,28 @@ void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {
     if (r.session->flush) r.session->flush();
     return;
   }
-  if (!r.session->out) return;
-  r.session->out->append(bytes);
+  // Streaming: the bytes are in the backlog already, where its connection writes them from. (An
+  // online link without a cursor is between PSYNC and its +CONTINUE: sync_replied starts it at
+  // the offset it asked for, which covers these bytes.)
+  if (r.cursor && r.session->flush) r.session->flush();
+}
+
+void ReplicationMaster::start_cursor(ReplicaLink& r, int64_t pos) {
+  r.cursor = std::make_unique<StreamCursor>(*this, pos);
+  r.session->shared_out = r.cursor.get();
+  readers_moved();
   if (r.session->flush) r.session->flush();
+}
+
+void ReplicationMaster::readers_moved() {
+  if (!backlog_) return;
+  int64_t oldest = -1;
+  for (const ReplicaLink& r : replicas_) {
+    if (!r.cursor) continue;
+    int64_t pos = r.cursor->position();
+    if (oldest < 0 || pos < oldest) oldest = pos;
+  }
+  backlog_->keep_readers_from(oldest);
 }
 
 cmd::ReplicationInfo ReplicationMaster::info() const {
@@ -178,7 +203,9 @@ void ReplicationMaster::session_closed(cmd::Session& s) {
   auto it = std::find_if(replicas_.begin(), replicas_.end(), same);
   if (it == replicas_.end()) return;
   spdlog::info("Connection with replica {} lost.", s.addr);
+  s.shared_out = nullptr;
   replicas_.erase(it);
+  readers_moved();
   if (replicas_.empty()) no_replicas_since_ms_ = server_.clock().now_ms();
 }
 
@@ -189,6 +216,7 @@ void ReplicationMaster::cron(int64_t now_ms) {
   ping_replicas(now_ms);
   drop_silent_replicas(now_ms);
   expire_backlog(now_ms);
+  if (backlog_) backlog_->release_spares(now_ms);
 }
 
 // ---- the replica's handshake ------------------------------------------------------------------
@@ -301,10 +329,10 @@ cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_
 }
 
 void ReplicationMaster::sync_replied(cmd::Session& s) {
+  // +CONTINUE is in the connection's output: the backlog from the asked offset follows it.
   ReplicaLink* r = find(s);
-  if (!r || !s.out || !backlog_) return;
-  backlog_->copy_from(r->psync_offset, *s.out);
-  if (s.flush) s.flush();
+  if (!r || !backlog_ || !backlog_->holds_from(r->psync_offset)) return;
+  start_cursor(*r, r->psync_offset);
 }
 
 int64_t ReplicationMaster::replicas_acked(int64_t offset) const {

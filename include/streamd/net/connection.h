@@ -87,8 +87,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   cmd::Session* session() const { return session_; }
   // Bytes produced for the client and not yet accepted by the kernel.
   std::size_t pending_output() const { return out_.size() + (wbuf_.size() - wpos_); }
-  // With what the session holds outside the connection (Session::held_output): what the output
-  // limits and CLIENT LIST's omem count.
+  // With what the session holds outside the connection (Session::held_output, and the unsent
+  // part of Session::shared_out): what the output limits and CLIENT LIST's omem count.
   std::size_t total_output() const;
 
   bool tls() const { return tls_ != nullptr; }
@@ -111,11 +111,19 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   void on_ready(bool readable, bool writable, bool failed) override;
   // The result of the read queued by on_ready (bytes, 0 at end of file, or -errno).
   void on_read_done(int64_t result);
-  // FrontEnd::write_pending: queues out_ as one write in `batch` (false when there is nothing
-  // to write now), then reports the result.
+  // FrontEnd::write_pending: queues out_ (or, once out_ is empty, the session's shared output)
+  // as one write in `batch` (false when there is nothing to write now), then reports the result.
   bool start_batched_write(IoBatch& batch, uint32_t tag);
-  // A write's result (bytes, or -errno) for wbuf_ from wpos_, batched or not.
+  // A write's result (bytes, or -errno) for write_view(), batched or not.
   void on_write_done(int64_t result);
+  // Whether the session's shared output (a replica's command stream) has bytes to write.
+  bool shared_pending() const;
+  // The bytes the write in flight is sending: wbuf_ from wpos_, or the shared output's next
+  // span (sending_shared_).
+  std::string_view write_view() const;
+  // TLS connections write only out_ (an asynchronous TLS write must not read a backlog block
+  // that a command may free meanwhile): the shared output is copied into it.
+  void take_shared_output();
   void update_interest();
   // TLS connections: `self` keeps the connection alive for as long as the reader runs.
   asio::awaitable<void> read_loop(std::shared_ptr<Connection> self);
@@ -199,6 +207,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   std::string out_;
   std::string wbuf_;
   std::size_t wpos_ = 0;
+  // The write in flight sends from Session::shared_out, not wbuf_. Invariant: out_ is written
+  // whole before any shared bytes (a replica's +CONTINUE or buffered stream comes first).
+  bool sending_shared_ = false;
   bool write_in_flight_ = false;
   bool write_queued_ = false;  // in FrontEnd's pending writes
   bool held_ = false;          // in FrontEnd::held_, waiting for the AOF sync of this round

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 #include <cstdint>
 #include <functional>
-
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +31,7 @@
 #include "streamd/commands/core/replication.h"
 #include "streamd/repl/backlog.h"
 #include "streamd/repl/identity.h"
+#include "streamd/repl/stream_cursor.h"
 
 namespace streamd::cmd {
 class Server;
@@ -77,6 +78,9 @@ struct ReplicaLink {
   // The stream while the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk), and
   // while stream_on_ack holds it.
   std::string pending;
+  // Once it streams (online, past +CONTINUE or the snapshot and `pending`): its place in the
+  // backlog, which its connection writes from (Session::shared_out points at it).
+  std::unique_ptr<StreamCursor> cursor;
 };
 
 class ReplicationMaster final : public cmd::Replication {
@@ -142,6 +146,9 @@ class ReplicationMaster final : public cmd::Replication {
   void set_replica_side(Replica* r) { replica_side_ = r; }
   // Closes every attached replica's connection (their history changed: they reconnect).
   void disconnect_replicas();
+  // A replica's cursor moved (its connection wrote): the backlog may free what every replica
+  // has been sent and the backlog no longer holds.
+  void readers_moved();
 
   // The network layer's part in full syncs to replicas on TLS connections, whose TLS session
   // the forked child cannot write into (main.cc wires net::FrontEnd in; unset: every replica's
@@ -156,6 +163,8 @@ class ReplicationMaster final : public cmd::Replication {
 
  private:
   void send_to(ReplicaLink& r, std::string_view bytes);
+  // `r` streams from `pos` on (a position the backlog holds).
+  void start_cursor(ReplicaLink& r, int64_t pos);
   void ping_replicas(int64_t now_ms);
   void expire_backlog(int64_t now_ms);
   void drop_silent_replicas(int64_t now_ms);

@@ -4,6 +4,7 @@
 // the hooks so commands can ask for a connection to be closed or resumed without knowing sockets.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +21,22 @@ struct BlockedState;
 struct Subscriptions;
 
 enum class ReplyMode { kOn, kOff, kSkip, kSkipNext };
+
+// Output that lives outside the connection and is shared with other clients: a replica link's
+// command stream, read from the replication backlog's blocks (repl/stream_cursor.h). The network
+// layer writes everything in Session::out first, then what this offers, straight from where it
+// lies, and reports what the socket took.
+class SharedOutput {
+ public:
+  virtual ~SharedOutput() = default;
+  // The next bytes to write, contiguous ("" when there are none). Valid until consume() or the
+  // next command runs.
+  virtual std::string_view peek() const = 0;
+  // `n` bytes of peek() were written.
+  virtual void consume(std::size_t n) = 0;
+  // Bytes not written yet (they count against the client's output limit).
+  virtual std::size_t size() const = 0;
+};
 
 struct Session {
   uint64_t id = 0;
@@ -93,6 +110,9 @@ struct Session {
   // layer. The network layer counts it against client-output-buffer-limit, as Redis counts a
   // syncing replica's share of the replication buffer.
   std::size_t held_output = 0;
+  // Set by the replication layer while a replica link streams: its command stream, written after
+  // *out (see SharedOutput). Counted in output_buffer.
+  SharedOutput* shared_out = nullptr;
   uint64_t net_in = 0, net_out = 0;
   uint64_t commands = 0;
 
