@@ -12,9 +12,11 @@ goes on (`callgrind_control -i on`), the load generator runs, the counters are d
 Usage:
   bench/pipeline_cost.py [--build build] [--server streamd|redis] [--binary PATH]
                          [--scale 0.05] [--keep DIR] [--cache-sim [--ll SIZE,ASSOC,LINE]]
-                         [workload ...]
+                         [--replicas N] [workload ...]
 Prints "workload instructions_per_op ops" per line. --keep DIR keeps each callgrind output
-(DIR/<workload>.out) for callgrind_annotate --inclusive=yes. Nothing here is a test.
+(DIR/<workload>.out) for callgrind_annotate --inclusive=yes. --replicas N attaches N replicas of
+the same server (not under callgrind) before the run: what feeding them costs the master in its
+own instructions (the kernel's sends are not counted). Nothing here is a test.
 """
 import argparse
 import glob
@@ -41,7 +43,7 @@ def scaled(args, scale):
     return out
 
 
-def measure(build, kind, binary, name, scale, keep):
+def measure(build, kind, binary, name, scale, keep, replicas=0):
     desc, setup, lg_args, metric, higher, *rest = run.WORKLOADS[name]
     extra = rest[0].get(kind, ()) if rest else ()
     out_dir = tempfile.mkdtemp(prefix="pipeline-cost-")
@@ -50,8 +52,13 @@ def measure(build, kind, binary, name, scale, keep):
               f"--callgrind-out-file={out_file}"]
     if CACHE_SIM:
         prefix += ["--cache-sim=yes"] + ([f"--LL={LL}"] if LL else [])
+    if replicas:
+        import replication  # noqa: E402  (bench/replication.py: MASTER_ARGS, replica_of)
+        extra = list(extra) + replication.MASTER_ARGS
     srv = run.Server(kind, binary, extra, prefix=prefix, start_timeout=120)
+    followers = []
     try:
+        followers = [replication.replica_of(kind, binary, srv) for _ in range(replicas)]
         if setup:
             setup(build, srv)
         pid = str(srv.proc.pid)
@@ -59,6 +66,8 @@ def measure(build, kind, binary, name, scale, keep):
         r = run.loadgen(build, srv.port, *scaled(lg_args, scale))
         subprocess.run(["callgrind_control", "-d", pid], check=True, capture_output=True)
     finally:
+        for f in followers:
+            f.stop()
         srv.stop()
     # The dump made by -d is <out>.1 (the final one at exit is <out> itself).
     dumps = sorted(glob.glob(out_file + ".*"))
@@ -89,6 +98,8 @@ def main():
     ap.add_argument("--ll", default="",
                     help="with --cache-sim: the last level as SIZE,ASSOC,LINE (1048576,16,64 for "
                          "this machine's per-core L2: LL misses are then L2 misses)")
+    ap.add_argument("--replicas", type=int, default=0,
+                    help="replicas attached to the measured server during the run")
     ap.add_argument("workloads", nargs="*")
     a = ap.parse_args()
     global CACHE_SIM, LL
@@ -97,7 +108,7 @@ def main():
     binary = a.binary or (os.path.join(a.build, "streamd") if a.server == "streamd"
                           else "/usr/bin/redis-server")
     for name in a.workloads or DEFAULT:
-        per_op, ops = measure(a.build, a.server, binary, name, a.scale, a.keep)
+        per_op, ops = measure(a.build, a.server, binary, name, a.scale, a.keep, a.replicas)
         print(f"{name} {per_op:.0f} {ops}", flush=True)
 
 

@@ -1,6 +1,7 @@
 #include "streamd/commands/stream/propagation.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,7 @@ void propagate_ref_delete_as_redis70(Context& ctx, std::string_view key, std::st
   propagate_ref_effects(ctx, key, fx);
 }
 
-void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
+void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
                     std::span<const engine::FieldValue> fields, engine::RefPolicy policy,
                     const engine::RefEffects* as_redis70) {
@@ -124,27 +125,29 @@ void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
     policy = engine::RefPolicy::kKeepRef;
     if (as_redis70->walked) trim = nullptr;
   }
-  std::string id_text = id.to_string();
   std::string threshold;
-  std::vector<std::string_view> argv;
-  argv.reserve(7 + 2 * fields.size());
-  argv.push_back("XADD");
-  argv.push_back(key);
-  if (trim && policy != engine::RefPolicy::kKeepRef) argv.push_back(policy_token(policy));
+  // Every XADD a replica or the AOF receives is encoded here: the arguments before the fields
+  // are at most 7, and the fields are encoded from where they are (no argument list).
+  std::array<std::string_view, 7> head;
+  std::size_t n = 0;
+  auto push = [&](std::string_view a) { head[n++] = a; };
+  push("XADD");
+  push(key);
+  if (trim && policy != engine::RefPolicy::kKeepRef) push(policy_token(policy));
   if (trim && policy == engine::RefPolicy::kAcked) strategy = engine::TrimStrategy::kMaxLen;
   if (trim && strategy == engine::TrimStrategy::kMaxLen) {
     threshold = num(trim->exact_maxlen);
-    argv.insert(argv.end(), {"MAXLEN", "=", threshold});
+    push("MAXLEN");
+    push("=");
+    push(threshold);
   } else if (trim && strategy == engine::TrimStrategy::kMinId) {
     threshold = trim->exact_minid.to_string();
-    argv.insert(argv.end(), {"MINID", "=", threshold});
+    push("MINID");
+    push("=");
+    push(threshold);
   }
-  argv.push_back(id_text);
-  for (const auto& fv : fields) {
-    argv.push_back(fv.field);
-    argv.push_back(fv.value);
-  }
-  ctx.propagate(std::span<const std::string_view>(argv));
+  push(id_text);
+  ctx.propagate(std::span<const std::string_view>(head.data(), n), fields);
   if (as_redis70) propagate_ref_effects(ctx, key, *as_redis70);
 }
 

@@ -198,7 +198,9 @@ void xadd(Context& ctx) {
     return;
   }
   if (a.idmp) s->idmp_or_create().record(a.pid, a.iid, *id, now);
-  write_id(ctx.reply, *id);
+  char id_buf[engine::StreamId::kMaxTextSize];
+  std::string_view id_text(id_buf, id->format(id_buf));
+  ctx.reply.bulk(id_text);  // write_id's reply, formatted once for propagate_xadd too
   engine::TrimResult trimmed;
   engine::RefEffects fx;
   engine::RefEffects* as_redis70 = nullptr;
@@ -209,7 +211,7 @@ void xadd(Context& ctx) {
   ctx.modified(key, events::kXadd);
   if (trimmed.removed > 0) ctx.notify(events::kXtrim, key);
   // The generated ID and the exact trim, so the AOF replays this entry and no other.
-  propagate_xadd(ctx, key, *id, a.trim.strategy,
+  propagate_xadd(ctx, key, id_text, a.trim.strategy,
                  a.trim.strategy != TrimStrategy::kNone ? &trimmed : nullptr, fields, a.policy,
                  as_redis70);
   if (a.idmp) propagate_idmp_record(ctx, key, a.pid, a.iid, *id);

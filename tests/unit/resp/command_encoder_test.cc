@@ -45,5 +45,44 @@ TEST(CommandEncoderTest, EmptyCommand) {
   EXPECT_EQ(encoded_command_size(std::span<const std::string_view>(none)), out.size());
 }
 
+// The header fast paths (one and two digits) and the general one meet at 9/10, 99/100, 999/1000.
+TEST(CommandEncoderTest, LengthsAtEveryDigitBoundary) {
+  for (std::size_t len : {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 9999, 10000, 123456}) {
+    std::vector<std::string> argv(len < 200 ? len : 3, "x");
+    argv.push_back(std::string(len, 'y'));
+    std::string out;
+    append_command(out, std::span<const std::string>(argv));
+    std::string want = "*" + std::to_string(argv.size()) + "\r\n";
+    for (const auto& a : argv) want += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+    EXPECT_EQ(out, want) << len;
+    EXPECT_EQ(encoded_command_size(std::span<const std::string>(argv)), want.size()) << len;
+  }
+}
+
+// The pair form (an XADD's fields, encoded from where they are) gives the bytes of the argument
+// list it stands for.
+TEST(CommandEncoderTest, PairFormMatchesTheFlatArgumentList) {
+  struct Pair {
+    std::string_view field, value;
+  };
+  std::vector<std::string> store;
+  for (int i = 0; i < 120; ++i) store.push_back(std::string(static_cast<std::size_t>(i * 7), 'f'));
+  for (std::size_t npairs : {0, 1, 4, 49, 50, 60}) {
+    std::vector<std::string_view> head = {"XADD", "key", "MAXLEN", "=", "1000", "1-1"};
+    std::vector<Pair> pairs;
+    std::vector<std::string_view> flat = head;
+    for (std::size_t i = 0; i < npairs; ++i) {
+      pairs.push_back({store[2 * i], store[2 * i + 1]});
+      flat.push_back(store[2 * i]);
+      flat.push_back(store[2 * i + 1]);
+    }
+    std::string got = "prefix";
+    append_command(got, std::span<const std::string_view>(head), std::span<const Pair>(pairs));
+    std::string want = "prefix";
+    append_command(want, std::span<const std::string_view>(flat));
+    EXPECT_EQ(got, want) << npairs;
+  }
+}
+
 }  // namespace
 }  // namespace streamd::resp

@@ -81,6 +81,12 @@ class Context {
   void propagate(std::initializer_list<std::string_view> argv) {
     propagate(std::span<const std::string_view>(argv.begin(), argv.size()));
   }
+  // `head` followed by each pair's field and value (an XADD's fields), as one record.
+  template <class Str, class Pair>
+  void propagate(std::span<const Str> head, std::span<const Pair> pairs) {
+    explicit_propagation = true;
+    server.propagate(session.db, head, pairs);
+  }
   // The same in another database (MOVE-like commands).
   void propagate_in(int db, std::initializer_list<std::string_view> argv) {
     explicit_propagation = true;

@@ -48,6 +48,12 @@ class PropagationBatch {
     resp::append_command(bytes_, argv);
     marks_.emplace_back(db, bytes_.size());
   }
+  // `head` then each pair's field and value (resp::append_command's pair form).
+  template <class Str, class Pair>
+  void add(int db, std::span<const Str> head, std::span<const Pair> pairs) {
+    resp::append_command(bytes_, head, pairs);
+    marks_.emplace_back(db, bytes_.size());
+  }
   void add(int db, std::initializer_list<std::string_view> argv) {
     add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
   }

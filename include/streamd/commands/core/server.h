@@ -94,6 +94,10 @@ class Server final : public engine::KeyObserver {
   void propagate(int db, std::span<const Str> argv) {
     if (propagating()) propagation_.add(db, argv);
   }
+  template <class Str, class Pair>
+  void propagate(int db, std::span<const Str> head, std::span<const Pair> pairs) {
+    if (propagating()) propagation_.add(db, head, pairs);
+  }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
   // AOF's ticket and the replication offset after its unit (what WAIT waits for).

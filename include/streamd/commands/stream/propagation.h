@@ -37,8 +37,9 @@ bool refuse_without_redis70_form(Context& ctx, std::string_view what);
 // generated and, if the command trimmed, the exact trim that reproduces it (`trim` is the result
 // of trim_with_policy). An ACKED trim always propagates as MAXLEN = <resulting length> ACKED,
 // which removes the same entries on the same state (stream_refs.h). With `as_redis70` (the
-// trim's effects, see redis70_forms) the policy is replayed by 7.0 commands instead.
-void propagate_xadd(Context& ctx, std::string_view key, engine::StreamId id,
+// trim's effects, see redis70_forms) the policy is replayed by 7.0 commands instead. `id_text` is
+// the generated ID as the reply wrote it (formatted once for both).
+void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text,
                     engine::TrimStrategy strategy, const engine::TrimResult* trim,
                     std::span<const engine::FieldValue> fields,
                     engine::RefPolicy policy = engine::RefPolicy::kKeepRef,
