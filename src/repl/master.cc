@@ -46,6 +46,9 @@ ReplicationMaster::ReplicationMaster(cmd::Server& server)
       min_replicas_max_lag_(server.config().ref<std::int64_t>("min-replicas-max-lag")) {}
 
 ReplicationMaster::~ReplicationMaster() {
+  // The sessions outlive this (a closed one leaves replicas_ first: session_closed); their
+  // connections must not read a cursor that is gone.
+  for (ReplicaLink& r : replicas_) r.session->shared_out = nullptr;
   for (uint64_t id : config_listeners_) server_.config().remove(id);
   if (server_.replication() == this) server_.set_replication(nullptr);
 }
