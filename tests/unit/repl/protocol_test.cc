@@ -79,6 +79,19 @@ TEST_F(ReplicationProtocolTest, FullResyncRequestAttachesAWaitingReplica) {
   EXPECT_EQ(h_.RunRaw({"SYNC"}, resp::Protocol::kResp2, kReplica), "");
 }
 
+TEST_F(ReplicationProtocolTest, AReplicaWithoutAnAofBuildsNoRecords) {
+  master_.create_backlog();
+  EXPECT_TRUE(h_.server().propagating());
+  // Replicating from a master: its stream is the master's bytes, forwarded as they are.
+  master_.set_replica_role(true);
+  EXPECT_FALSE(h_.server().propagating());
+  int64_t offset = master_.offset();
+  h_.Run({"SET", "a", "1"});
+  EXPECT_EQ(master_.offset(), offset);
+  master_.set_replica_role(false);
+  EXPECT_TRUE(h_.server().propagating());
+}
+
 TEST_F(ReplicationProtocolTest, ContinueSendsTheBacklogThenTheStream) {
   master_.create_backlog();
   h_.Run({"SET", "a", "1"});  // offsets 1..50

@@ -85,10 +85,12 @@ class Server final : public engine::KeyObserver {
   void set_value_codec(const ValueCodec* c) { value_codec_ = c; }
   const ValueCodec* value_codec() const { return value_codec_; }
   // Whether records are wanted at all: an AOF is attached and appendonly is on, or the
-  // replication stream is fed (a backlog exists).
+  // replication stream is fed (a backlog exists) by this server's own commands. A replica's
+  // stream is its master's bytes (end_unit), so a replica without an AOF builds no records: it
+  // encoded every command it applied only to drop it.
   bool propagating() const {
     return (persistence_ && persistence_->aof_enabled()) ||
-           (replication_ && replication_->feeding());
+           (replication_ && replication_->feeding() && !replication_->is_replica());
   }
   template <class Str>
   void propagate(int db, std::span<const Str> argv) {
