@@ -483,6 +483,8 @@ void Connection::on_write_done(int64_t result) {
   account_output(n);
   std::size_t left;
   if (sending_shared_) {
+    // The span is the one that was sent: nothing is appended between a write and its result
+    // (a batch runs no command before it reports; on_writable reports at once).
     std::size_t len = write_view().size();
     if (n > 0 && session_->shared_out) session_->shared_out->consume(n);
     left = len - n;
