@@ -20,6 +20,9 @@ bool is_space(char c) {
 }
 
 // A canonical signed 64-bit decimal: "0", or an optional '-' then digits without leading zeros.
+// Decimal digits that always fit in 64 bits (10^19 - 1 < 2^64 - 1).
+constexpr std::size_t kNeverOverflows = 19;
+
 bool parse_canonical_i64(std::string_view s, int64_t& out) {
   if (s == "0") {
     out = 0;
@@ -29,10 +32,13 @@ bool parse_canonical_i64(std::string_view s, int64_t& out) {
   if (neg) s.remove_prefix(1);
   if (s.empty() || s[0] < '1' || s[0] > '9') return false;
   uint64_t v = 0;
+  // Every ID of every stream command is read here: the overflow check (a division per digit,
+  // most of the work for a 13-digit time) is needed only past 19 digits, which never overflow.
+  bool checked = s.size() > kNeverOverflows;
   for (char c : s) {
     if (!is_digit(c)) return false;
     uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+    if (checked && v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
     v = v * 10 + d;
   }
   uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
@@ -57,10 +63,11 @@ bool parse_id_number(std::string_view s, uint64_t& out) {
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
   if (i == s.size() || !is_digit(s[i])) return false;
   uint64_t v = 0;
+  bool checked = s.size() - i > kNeverOverflows;
   for (; i < s.size(); ++i) {
     if (!is_digit(s[i])) return false;
     uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;  // ERANGE
+    if (checked && v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;  // ERANGE
     v = v * 10 + d;
   }
   out = neg ? 0 - v : v;
