@@ -84,5 +84,51 @@ TEST(CommandEncoderTest, PairFormMatchesTheFlatArgumentList) {
   }
 }
 
+// Short arguments are copied with overlapping fixed-size moves (1-3, 4-7, 8-16 bytes) and longer
+// ones with memcpy: every length across those seams, with bytes that differ by position so a
+// misplaced or missing byte shows, is written exactly.
+TEST(CommandEncoderTest, EveryShortArgumentLengthIsCopiedExactly) {
+  std::string source;
+  for (int i = 0; i < 40; ++i) source.push_back(static_cast<char>('A' + i));
+  for (std::size_t len = 0; len <= 40; ++len) {
+    std::string_view arg(source.data(), len);
+    std::string out = "..";
+    append_command(out, {"SET", arg});
+    std::string want = "..*2\r\n$3\r\nSET\r\n$" + std::to_string(len) + "\r\n";
+    want.append(arg);
+    want += "\r\n";
+    EXPECT_EQ(out, want) << len;
+  }
+}
+
+// command_size_bound is what a buffer makes room for before put_command writes: never less than
+// what is written, at every digit boundary of counts and lengths.
+TEST(CommandEncoderTest, SizeBoundCoversTheEncoding) {
+  struct Pair {
+    std::string_view field, value;
+  };
+  std::string big(123456, 'b');
+  for (std::size_t len : {0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 123456}) {
+    for (std::size_t count : {0, 1, 9, 10, 60}) {
+      std::vector<std::string_view> head(count, std::string_view(big.data(), len));
+      std::vector<Pair> pairs(count, Pair{std::string_view(big.data(), len), "v"});
+      std::string flat;
+      append_command(flat, std::span<const std::string_view>(head));
+      EXPECT_GE(command_size_bound(std::span<const std::string_view>(head)), flat.size());
+      std::string both;
+      append_command(both, std::span<const std::string_view>(head), std::span<const Pair>(pairs));
+      EXPECT_GE(
+          command_size_bound(std::span<const std::string_view>(head), std::span<const Pair>(pairs)),
+          both.size());
+      std::string written(both.size() + 1, '#');
+      char* end = put_command(written.data(), std::span<const std::string_view>(head),
+                              std::span<const Pair>(pairs));
+      EXPECT_EQ(static_cast<std::size_t>(end - written.data()), both.size());
+      EXPECT_EQ(written.substr(0, both.size()), both);
+      EXPECT_EQ(written.back(), '#');  // nothing written past the end
+    }
+  }
+}
+
 }  // namespace
 }  // namespace streamd::resp

@@ -27,6 +27,8 @@
 // round before releasing held output.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -45,14 +47,12 @@ class PropagationBatch {
  public:
   template <class Str>
   void add(int db, std::span<const Str> argv) {
-    resp::append_command(bytes_, argv);
-    marks_.emplace_back(db, bytes_.size());
+    end_record(db, resp::put_command(room(resp::command_size_bound(argv)), argv));
   }
-  // `head` then each pair's field and value (resp::append_command's pair form).
+  // `head` then each pair's field and value (resp::put_command's pair form).
   template <class Str, class Pair>
   void add(int db, std::span<const Str> head, std::span<const Pair> pairs) {
-    resp::append_command(bytes_, head, pairs);
-    marks_.emplace_back(db, bytes_.size());
+    end_record(db, resp::put_command(room(resp::command_size_bound(head, pairs)), head, pairs));
   }
   void add(int db, std::initializer_list<std::string_view> argv) {
     add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
@@ -64,17 +64,33 @@ class PropagationBatch {
   // The i-th record, RESP-encoded.
   std::string_view record(std::size_t i) const {
     std::size_t begin = i == 0 ? 0 : marks_[i - 1].second;
-    return std::string_view(bytes_).substr(begin, marks_[i].second - begin);
+    return std::string_view(bytes_.data() + begin, marks_[i].second - begin);
   }
   // All records, back to back.
-  std::string_view bytes() const { return bytes_; }
+  std::string_view bytes() const { return std::string_view(bytes_.data(), used_); }
   void clear() {
-    bytes_.clear();
+    used_ = 0;
     marks_.clear();
   }
 
  private:
-  std::string bytes_;
+  // Where the next record starts, with room for n bytes there. The string is only ever grown
+  // (doubling) and never shrunk by clear(): what used_ does not cover is scratch, so the common
+  // add writes into bytes already there instead of resizing (which zero-fills) every time. A
+  // record is encoded into room for its size bound (no digit counting first); end_record keeps
+  // what it wrote.
+  char* room(std::size_t n) {
+    if (bytes_.size() - used_ < n) bytes_.resize(std::max(used_ + n, 2 * bytes_.size()));
+    return bytes_.data() + used_;
+  }
+  void end_record(int db, const char* end) {
+    assert(end > bytes_.data() + used_ && end <= bytes_.data() + bytes_.size());
+    used_ = static_cast<std::size_t>(end - bytes_.data());
+    marks_.emplace_back(db, used_);
+  }
+
+  std::string bytes_;  // [0, used_): the records; the rest is room for the next ones
+  std::size_t used_ = 0;
   std::vector<std::pair<int, std::size_t>> marks_;  // (db, end offset in bytes_)
 };
 

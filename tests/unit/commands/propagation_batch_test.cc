@@ -1,0 +1,64 @@
+// PropagationBatch keeps room past its records (it never shrinks, and a record is written into
+// room for its size bound before its exact end is kept): records must read back exactly, across
+// growth and after clear(), whatever scratch lies beyond them.
+#include "streamd/commands/core/propagation.h"
+
+#include <gtest/gtest.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamd::cmd {
+namespace {
+
+struct Pair {
+  std::string_view field, value;
+};
+
+std::string enc(std::span<const std::string_view> argv) {
+  std::string out;
+  resp::append_command(out, argv);
+  return out;
+}
+
+TEST(PropagationBatchTest, RecordsReadBackAcrossGrowthAndClear) {
+  std::string big(5000, 'z');
+  PropagationBatch batch;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::string> want;
+    std::vector<int> dbs;
+    std::string all;
+    // Lengths from 0 past every copy seam and digit boundary, so the string grows several times
+    // while records are in it; the second and third rounds write over the first's scratch.
+    for (std::size_t i = 0; i < 300; i += 1 + round) {
+      std::string_view arg(big.data(), i * i % 1200);
+      std::vector<std::string_view> head = {"XADD", "k", arg};
+      std::vector<Pair> pairs = {{"f", arg}, {arg, ""}};
+      int db = static_cast<int>(i % 16);
+      if (i % 2 == 0) {
+        batch.add(db, std::span<const std::string_view>(head), std::span<const Pair>(pairs));
+        std::vector<std::string_view> flat = {"XADD", "k", arg, "f", arg, arg, ""};
+        want.push_back(enc(flat));
+      } else {
+        batch.add(db, std::span<const std::string_view>(head));
+        want.push_back(enc(head));
+      }
+      dbs.push_back(db);
+      all += want.back();
+    }
+    ASSERT_EQ(batch.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(batch.record(i), want[i]) << round << " " << i;
+      EXPECT_EQ(batch.db(i), dbs[i]);
+    }
+    EXPECT_EQ(batch.bytes(), all);
+    batch.clear();
+    EXPECT_TRUE(batch.empty());
+    EXPECT_EQ(batch.bytes(), "");
+  }
+}
+
+}  // namespace
+}  // namespace streamd::cmd
