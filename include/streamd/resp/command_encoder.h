@@ -95,60 +95,29 @@ STREAMD_HOT_INLINE char* put_arg(char* p, std::string_view v) {
   return p;
 }
 #undef STREAMD_HOT_INLINE
+
+// The longest header: a kind byte, 20 digits (2^64 - 1), CRLF.
+inline constexpr std::size_t kMaxHeader = 23;
 }  // namespace detail
 
+// The encoded size of an argument list (for sizing buffers and reporting file growth).
 template <class Str>
-std::size_t encoded_command_size(std::span<const Str> argv);
+std::size_t encoded_command_size(std::span<const Str> argv) {
+  std::size_t total = 3 + detail::digits(argv.size());
+  for (const auto& a : argv) total += detail::arg_size(std::string_view(a).size());
+  return total;
+}
 
-// Appends "*<n>\r\n" then "$<len>\r\n<arg>\r\n" for each argument. Sized once and written in
-// place: every write command the AOF or a replica receives is encoded here, and growing the
-// string piece by piece (two or three appends per argument) cost about twice as much.
-// put_command writes the same at p (room for encoded_command_size bytes is the caller's) and
-// returns the end: for a buffer that is already large enough (PropagationBatch).
+// Writes "*<n>\r\n" then "$<len>\r\n<arg>\r\n" for each argument at p (room for them is the
+// caller's) and returns the end: for a buffer that is already large enough (PropagationBatch).
 template <class Str>
 char* put_command(char* p, std::span<const Str> argv) {
   p = detail::put_header(p, '*', argv.size());
   for (const auto& a : argv) p = detail::put_arg(p, std::string_view(a));
   return p;
 }
-template <class Str>
-void append_command(std::string& out, std::span<const Str> argv) {
-  std::size_t at = out.size();
-  out.resize(at + encoded_command_size(argv));
-  put_command(out.data() + at, argv);
-}
-
 // The same for `head` followed by each pair's `field` and `value` (XADD's fields), without
-// building an argument list first: its size, then the bytes written at p (room for them is the
-// caller's; returns the end), then both at the end of a string.
-template <class Str, class Pair>
-std::size_t encoded_command_size(std::span<const Str> head, std::span<const Pair> pairs) {
-  std::size_t size = 3 + detail::digits(head.size() + 2 * pairs.size());
-  for (const auto& a : head) size += detail::arg_size(std::string_view(a).size());
-  for (const auto& fv : pairs) {
-    size += detail::arg_size(std::string_view(fv.field).size()) +
-            detail::arg_size(std::string_view(fv.value).size());
-  }
-  return size;
-}
-// At least encoded_command_size, without counting digits: a header is at most 1 + 20 + 2
-// bytes, and each argument adds its CRLF. For a buffer that makes room first and keeps what
-// put_command wrote (PropagationBatch).
-inline constexpr std::size_t kMaxHeader = 23;
-template <class Str>
-std::size_t command_size_bound(std::span<const Str> argv) {
-  std::size_t size = kMaxHeader * (1 + argv.size()) + 2 * argv.size();
-  for (const auto& a : argv) size += std::string_view(a).size();
-  return size;
-}
-template <class Str, class Pair>
-std::size_t command_size_bound(std::span<const Str> head, std::span<const Pair> pairs) {
-  std::size_t size = command_size_bound(head) + 2 * (kMaxHeader + 2) * pairs.size();
-  for (const auto& fv : pairs) {
-    size += std::string_view(fv.field).size() + std::string_view(fv.value).size();
-  }
-  return size;
-}
+// building an argument list first.
 template <class Str, class Pair>
 char* put_command(char* p, std::span<const Str> head, std::span<const Pair> pairs) {
   p = detail::put_header(p, '*', head.size() + 2 * pairs.size());
@@ -159,23 +128,35 @@ char* put_command(char* p, std::span<const Str> head, std::span<const Pair> pair
   }
   return p;
 }
+
+// At least what put_command writes, without counting digits: a header is at most 1 + 20 + 2
+// bytes, and each argument adds its CRLF. For a buffer that makes room first and keeps what
+// put_command wrote (PropagationBatch).
+template <class Str>
+std::size_t command_size_bound(std::span<const Str> argv) {
+  std::size_t size = detail::kMaxHeader * (1 + argv.size()) + 2 * argv.size();
+  for (const auto& a : argv) size += std::string_view(a).size();
+  return size;
+}
 template <class Str, class Pair>
-void append_command(std::string& out, std::span<const Str> head, std::span<const Pair> pairs) {
-  std::size_t at = out.size();
-  out.resize(at + encoded_command_size(head, pairs));
-  put_command(out.data() + at, head, pairs);
+std::size_t command_size_bound(std::span<const Str> head, std::span<const Pair> pairs) {
+  std::size_t size = command_size_bound(head) + 2 * (detail::kMaxHeader + 2) * pairs.size();
+  for (const auto& fv : pairs) {
+    size += std::string_view(fv.field).size() + std::string_view(fv.value).size();
+  }
+  return size;
 }
 
+// Appends put_command's bytes to `out`, sized once and written in place (growing the string
+// piece by piece, two or three appends per argument, cost about twice as much).
+template <class Str>
+void append_command(std::string& out, std::span<const Str> argv) {
+  std::size_t at = out.size();
+  out.resize(at + encoded_command_size(argv));
+  put_command(out.data() + at, argv);
+}
 inline void append_command(std::string& out, std::initializer_list<std::string_view> argv) {
   append_command(out, std::span<const std::string_view>(argv.begin(), argv.size()));
-}
-
-// The encoded size of an argument list (for sizing buffers and reporting file growth).
-template <class Str>
-std::size_t encoded_command_size(std::span<const Str> argv) {
-  std::size_t total = 3 + detail::digits(argv.size());
-  for (const auto& a : argv) total += detail::arg_size(std::string_view(a).size());
-  return total;
 }
 
 }  // namespace streamd::resp
