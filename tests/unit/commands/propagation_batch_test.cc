@@ -60,5 +60,28 @@ TEST(PropagationBatchTest, RecordsReadBackAcrossGrowthAndClear) {
   }
 }
 
+// A large unit does not leave its room behind; a common one keeps it for the next.
+TEST(PropagationBatchTest, ClearLetsGoOfTheRoomOfALargeUnit) {
+  PropagationBatch batch;
+  std::vector<std::string_view> small = {"XADD", "k", "1-1", "f", "v"};
+  batch.add(0, std::span<const std::string_view>(small));
+  batch.clear();
+  std::size_t kept = batch.held();
+  EXPECT_GT(kept, 0u);
+  EXPECT_LE(kept, PropagationBatch::kKeptRoom);
+  batch.add(0, std::span<const std::string_view>(small));
+  EXPECT_EQ(batch.held(), kept);  // written into the room kept
+
+  std::vector<std::string_view> many(200000, "key");
+  many.front() = "DEL";
+  batch.add(0, std::span<const std::string_view>(many));
+  EXPECT_EQ(batch.record(1), enc(many));
+  EXPECT_GT(batch.held(), PropagationBatch::kKeptRoom);
+  batch.clear();
+  EXPECT_LE(batch.held(), PropagationBatch::kKeptRoom);
+  batch.add(0, std::span<const std::string_view>(small));
+  EXPECT_EQ(batch.record(0), enc(small));
+}
+
 }  // namespace
 }  // namespace streamd::cmd

@@ -71,7 +71,14 @@ class PropagationBatch {
   void clear() {
     used_ = 0;
     marks_.clear();
+    // The room is zero-filled when it grows and sized by bounds (up to about 3x the bytes of an
+    // argument list of tiny arguments), so a unit of megabytes (a large MULTI, a command with
+    // thousands of arguments) would keep several times its size resident: it is let go.
+    if (bytes_.size() > kKeptRoom) std::string().swap(bytes_);
   }
+  // Bytes held for records and room (what clear() keeps for the next unit).
+  std::size_t held() const { return bytes_.size(); }
+  static constexpr std::size_t kKeptRoom = 1 << 20;
 
  private:
   // Where the next record starts, with room for n bytes there. The string is only ever grown
