@@ -141,6 +141,7 @@ void AofService::set_enabled(bool on) {
     }
     rewrite_scheduled_ = false;
     opts_.enabled = false;
+    server_.refresh_propagating();
     spdlog::info("Append only file disabled");
     return;
   }
@@ -171,6 +172,7 @@ void AofService::set_enabled(bool on) {
   }
   if (!open_temp_incr()) return;
   opts_.enabled = true;
+  server_.refresh_propagating();
   waiting_first_rewrite_ = true;
   if (bgsave_running()) {
     spdlog::info(

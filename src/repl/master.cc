@@ -61,11 +61,17 @@ void ReplicationMaster::start() {
       }));
 }
 
+void ReplicationMaster::set_replica_role(bool replica) {
+  replica_role_ = replica;
+  server_.refresh_propagating();
+}
+
 void ReplicationMaster::create_backlog(bool keep_history) {
   if (backlog_) return;
   // No replica could continue a history whose bytes were never kept: start a new one.
   if (!keep_history) id_.reset_history();
   backlog_.emplace(server_.config().ref<std::uint64_t>("repl-backlog-size"), id_.offset + 1);
+  server_.refresh_propagating();
   // The first unit after the backlog exists names its database.
   selected_db_ = -1;
   if (replicas_.empty()) no_replicas_since_ms_ = server_.clock().now_ms();
@@ -79,6 +85,7 @@ void ReplicationMaster::free_backlog() {
     r.cursor.reset();
   }
   backlog_.reset();
+  server_.refresh_propagating();
 }
 
 void ReplicationMaster::feed(const cmd::PropagationBatch& unit) {

@@ -139,7 +139,7 @@ class ReplicationMaster final : public cmd::Replication {
   // The replica side's hooks: while this server replicates from a master, the backlog is kept
   // (no repl-backlog-ttl: Redis frees it only on masters), min-replicas-to-write does not apply,
   // and `info_hook` fills the replica fields of INFO / the role (cmd::ReplicationInfo).
-  void set_replica_role(bool replica) { replica_role_ = replica; }
+  void set_replica_role(bool replica);
   bool replica_role() const { return replica_role_; }
   std::function<void(cmd::ReplicationInfo&)> info_hook;
   // The replica side (REPLICAOF, the READONLY/MASTERDOWN checks, its cron); null in tests.

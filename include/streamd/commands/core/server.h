@@ -3,6 +3,7 @@
 // single thread (the Redis model), so nothing here is synchronised.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -73,10 +74,16 @@ class Server final : public engine::KeyObserver {
 
   // ---- propagation (see propagation.h) -------------------------------------------------------
   // The AOF, once startup has loaded it; null while loading and when persistence is off.
-  void set_persistence(Persistence* p) { persistence_ = p; }
+  void set_persistence(Persistence* p) {
+    persistence_ = p;
+    refresh_propagating();
+  }
   Persistence* persistence() const { return persistence_; }
   // Replication (repl/), attached by startup; null in tests that run without it.
-  void set_replication(Replication* r) { replication_ = r; }
+  void set_replication(Replication* r) {
+    replication_ = r;
+    refresh_propagating();
+  }
   Replication* replication() const { return replication_; }
   // RDB snapshots (persist/rdb_service.h), attached by startup; null in tests without one.
   void set_snapshots(Snapshots* s) { snapshots_ = s; }
@@ -88,10 +95,17 @@ class Server final : public engine::KeyObserver {
   // replication stream is fed (a backlog exists) by this server's own commands. A replica's
   // stream is its master's bytes (end_unit), so a replica without an AOF builds no records: it
   // encoded every command it applied only to drop it.
+  //
+  // It is asked by every write command (twice for an XADD), and computing it costs three virtual
+  // calls, so it is kept: refresh_propagating() must be called whenever what it reads changes
+  // (set_persistence/set_replication do; the AOF and the replication master call it when
+  // appendonly, their backlog or their role changes). The assert, alive in the sanitizer build,
+  // checks that the kept answer is the computed one.
   bool propagating() const {
-    return (persistence_ && persistence_->aof_enabled()) ||
-           (replication_ && replication_->feeding() && !replication_->is_replica());
+    assert(propagating_ == wants_records());
+    return propagating_;
   }
+  void refresh_propagating() { propagating_ = wants_records(); }
   template <class Str>
   void propagate(int db, std::span<const Str> argv) {
     if (propagating()) propagation_.add(db, argv);
@@ -129,6 +143,11 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms() const { return start_ms_; }
 
  private:
+  bool wants_records() const {
+    return (persistence_ && persistence_->aof_enabled()) ||
+           (replication_ && replication_->feeding() && !replication_->is_replica());
+  }
+
   config::Config& cfg_;
   const engine::Clock& clock_;
   engine::CommandClock command_clock_;  // before keyspace_, which keeps a pointer to it
@@ -145,6 +164,7 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms_;
   Persistence* persistence_ = nullptr;
   Replication* replication_ = nullptr;
+  bool propagating_ = false;  // wants_records(), kept (propagating())
   Snapshots* snapshots_ = nullptr;
   const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;
