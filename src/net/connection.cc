@@ -276,10 +276,14 @@ void Connection::run_commands() {
     if (ahead_next_ == ahead_.size()) parse_ahead(dispatcher);
     std::size_t used = 0;
     std::span<const std::string_view> argv;
+    // argv views the request as parse_ready parsed it (records of the command may copy the
+    // client's arguments from it: cmd::Context::argv_is_request).
+    bool argv_is_request = false;
     if (ahead_next_ < ahead_.size()) {
       const ParsedAhead& p = ahead_[ahead_next_++];
       argv = std::span<const std::string_view>(ahead_args_).subspan(p.first_arg, p.argc);
       used = p.bytes;
+      argv_is_request = true;
     } else {
       resp::RequestParser::Status st = parser_.parse(in_.view(), used, argv_);
       if (st == resp::RequestParser::Status::kNeedMore) break;
@@ -294,7 +298,9 @@ void Connection::run_commands() {
     in_.consume(used);
     if (argv.empty()) continue;  // an empty inline line or an empty array
 
-    if (dispatcher.execute(s, argv, out_) == cmd::DispatchResult::kBlocked) break;
+    if (dispatcher.execute(s, argv, out_, argv_is_request) == cmd::DispatchResult::kBlocked) {
+      break;
+    }
     fe_.reap();  // CLIENT KILL may have closed other connections (or this one)
     if (pending_output() >= fe_.output_check_bytes() &&
         !check_output_limits(fe_.server().clock().now_ms())) {

@@ -59,6 +59,34 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(theirs, ours, h.diff(theirs, ours))
         self.assertIn("DB loaded from append only file", s.log_text())
 
+    def test_records_are_canonical_whatever_the_client_sent(self):
+        """Records copy a client's own argument bytes when they are the canonical encoding; the
+        parser, as lenient as Redis's, also takes any byte after a header's '\\r' and any two
+        bytes after a payload, and those must not reach the file (nor a replica)."""
+        wd = h.workdir(self)
+        s = h.start(self, wd)
+        canonical = h.encode("SET", "plain", "v\r\n1") + h.encode("XADD", "s", "1-1", "f", "a")
+        lenient = (b"*3\r\n$3\r\nSET\r\n$1\r_k\r\n$1\r\nvXY"  # header '\n', terminator
+                   b"*5\r\n$4\r\nXADD\r\n$1\r\ns\r\n$3\r\n1-2\r\n$1\r_g\r\n$1\r\nbXY"
+                   b"*4\r\n$4\r\nXADD\r\n$1\r\ns\r\n$1\r\n*\r\n$1\r\nf\r\n")  # arity error
+        with s.client() as c:
+            # Pipelined in one send, so that they are parsed ahead as whole commands.
+            c.send_raw(canonical + lenient)
+            replies = [c.read_reply()[0] for _ in range(5)]
+            xadd_star = h.call(c, "XADD", "s", "*", "f", "c")
+        self.assertEqual(replies[:4], [b"+OK\r\n", b"$3\r\n1-1\r\n", b"+OK\r\n",
+                                       b"$3\r\n1-2\r\n"])
+        self.assertTrue(replies[4].startswith(b"-ERR wrong number of arguments"), replies[4])
+        s.stop()
+        logged = h.last_incr(wd).read_bytes()
+        self.assertEqual(logged, h.encode("SELECT", "0") + canonical + h.encode("SET", "k", "v")
+                         + h.encode("XADD", "s", "1-2", "g", "b")
+                         + h.encode("XADD", "s", xadd_star, "f", "c"))
+        s = h.start(self, wd)
+        with s.client() as c:
+            self.assertEqual(h.call(c, "GET", "k"), b"v")
+            self.assertEqual(h.call(c, "XLEN", "s"), 3)
+
     def test_truncated_last_command(self):
         wd = self.written_by_streamd()
         incr = h.last_incr(wd)

@@ -129,6 +129,16 @@ char* put_command(char* p, std::span<const Str> head, std::span<const Pair> pair
   return p;
 }
 
+// The same for `head` followed by `count` more arguments already encoded in `encoded` (bytes a
+// client sent, see request_bytes.h), copied as they are.
+template <class Str>
+char* put_command(char* p, std::span<const Str> head, std::string_view encoded, std::size_t count) {
+  p = detail::put_header(p, '*', head.size() + count);
+  for (const auto& a : head) p = detail::put_arg(p, std::string_view(a));
+  std::memcpy(p, encoded.data(), encoded.size());
+  return p + encoded.size();
+}
+
 // At least what put_command writes, without counting digits: a header is at most 1 + 20 + 2
 // bytes, and each argument adds its CRLF. For a buffer that makes room first and keeps what
 // put_command wrote (PropagationBatch).

@@ -76,10 +76,13 @@ class RequestParser {
 
   // Parses ahead: a whole, well-formed multibulk command at the front of `input`, appended to
   // `args`, exactly as parse() takes it; false, adding nothing, for anything else (parse() then
-  // decides). Changes no state: a caller can parse several queued commands before running the
-  // first, provided it takes them in order and with the same limits. `input` must start at a
-  // command; progress parse() saved on that command (a partial read) is then the caller's to
-  // drop with reset() once it takes the command from here.
+  // decides). Each header of a command it takes is canonical up to its '\r' ("$", the length's
+  // digits with no sign or leading zero, '\r'), and each argument starts two bytes after that
+  // '\r'; the byte between, and the two after each payload, are not checked (as in Redis):
+  // resp::raw_args relies on the layout and checks those bytes. Changes no state: a caller can
+  // parse several queued commands before running the first, provided it takes them in order and
+  // with the same limits. `input` must start at a command; progress parse() saved on that command
+  // (a partial read) is then the caller's to drop with reset() once it takes the command from here.
   bool parse_ready(std::string_view input, std::size_t& consumed,
                    std::vector<std::string_view>& args) const {
     return parse_whole(input, consumed, args);

@@ -10,6 +10,7 @@
 #include "streamd/commands/server/monitor.h"
 #include "streamd/engine/clock.h"
 #include "streamd/resp/reply_writer.h"
+#include "streamd/resp/request_bytes.h"
 
 namespace streamd::cmd {
 
@@ -149,7 +150,7 @@ void Dispatcher::prefetch(const Session& s, std::span<const QueuedCommand> queue
 }
 
 DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view> argv,
-                                   std::string& client_out) {
+                                   std::string& client_out, bool argv_is_request) {
   if (argv.empty()) return DispatchResult::kDone;
   // A replica link's output is the command stream: its own commands (REPLCONF ACK, a PING) are
   // never answered, as Redis answers no replica once it is attached. Their replies go to a
@@ -212,7 +213,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       w.simple("QUEUED");
     } else {
       pushes_only = is_subscription_command(*top);
-      result = run(s, *spec, argv, out, -1);
+      result = run(s, *spec, argv, out, -1, argv_is_request);
     }
   }
 
@@ -232,7 +233,7 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
 
 DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
                                std::span<const std::string_view> argv, std::string& out,
-                               int64_t rerun_deadline) {
+                               int64_t rerun_deadline, bool argv_is_request) {
   resp::ReplyWriter w(out, s.proto);
   // The command's time (ctx.now_ms and every expiry check in the keyspace) is taken once, as it
   // starts, and stands still until it ends; a command nested in EXEC keeps EXEC's time.
@@ -240,6 +241,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
   int64_t t0 = clock.enter();
   Context ctx(server_, s, w, *this, argv, spec, clock.now_ms());
   ctx.rerun_deadline_ms = rerun_deadline;
+  ctx.argv_is_request = argv_is_request;
 
   uint64_t changes_before = server_.changes();
   int db_before = s.db;
@@ -257,7 +259,15 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
   // command that parks the client has not done its work yet).
   if (!ctx.explicit_propagation && !ctx.block_requested && (spec.flags & kWrite) &&
       (ctx.dirty > 0 || server_.changes() != changes_before) && server_.propagating()) {
-    if (!propagate_rewritten(server_, db_before, spec, argv)) server_.propagate(db_before, argv);
+    if (!propagate_rewritten(server_, db_before, spec, argv)) {
+      // As the client sent it: its own bytes when they are the canonical encoding.
+      std::string_view raw = argv_is_request ? resp::raw_args(argv, 0) : std::string_view();
+      if (!raw.empty()) {
+        server_.propagate(db_before, std::span<const std::string_view>(), raw, argv.size());
+      } else {
+        server_.propagate(db_before, argv);
+      }
+    }
   }
   // INFO's change counter: what the handler counted; a write that changed keys without counting
   // (e.g. through the keyspace) counts one. A command that blocks counts what it did before

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <string>
 #include <vector>
 
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
+#include "streamd/resp/request_bytes.h"
 
 namespace streamd::cmd {
 
@@ -147,7 +149,16 @@ void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text
     push(threshold);
   }
   push(id_text);
-  ctx.propagate(std::span<const std::string_view>(head.data(), n), fields);
+  std::span<const std::string_view> head_args(head.data(), n);
+  // The fields are the end of the client's arguments: copied from its request when they can be.
+  std::size_t from = ctx.argc() - 2 * fields.size();
+  assert(!fields.empty() && fields.front().field.data() == ctx.arg(from).data());
+  std::string_view raw = ctx.argv_is_request ? resp::raw_args(ctx.argv, from) : std::string_view();
+  if (!raw.empty()) {
+    ctx.propagate(head_args, raw, 2 * fields.size());
+  } else {
+    ctx.propagate(head_args, fields);
+  }
   if (as_redis70) propagate_ref_effects(ctx, key, *as_redis70);
 }
 

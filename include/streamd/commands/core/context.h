@@ -39,6 +39,10 @@ class Context {
   Dispatcher& dispatcher;
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   const CommandSpec& spec;
+  // argv views a client's request as it arrived, parsed whole (RequestParser::parse_ready: a
+  // command run straight from a client's input); false for a queued, re-run or internal command.
+  // Records then copy the client's arguments from it (resp::raw_args) instead of encoding them.
+  bool argv_is_request = false;
   int64_t now_ms;  // one timestamp per command, as Redis caches mstime for a command's run
 
   std::size_t argc() const { return argv.size(); }
@@ -86,6 +90,12 @@ class Context {
   void propagate(std::span<const Str> head, std::span<const Pair> pairs) {
     explicit_propagation = true;
     server.propagate(session.db, head, pairs);
+  }
+  // `head`, then `count` arguments already encoded in `encoded` (resp::raw_args of argv).
+  template <class Str>
+  void propagate(std::span<const Str> head, std::string_view encoded, std::size_t count) {
+    explicit_propagation = true;
+    server.propagate(session.db, head, encoded, count);
   }
   // The same in another database (MOVE-like commands).
   void propagate_in(int db, std::initializer_list<std::string_view> argv) {

@@ -31,8 +31,10 @@ class Dispatcher {
  public:
   explicit Dispatcher(Server& server);
 
-  // Executes one command line from `s`, appending its reply to `out`.
-  DispatchResult execute(Session& s, std::span<const std::string_view> argv, std::string& out);
+  // Executes one command line from `s`, appending its reply to `out`. `argv_is_request`: argv
+  // views the client's request as RequestParser::parse_ready parsed it (Context::argv_is_request).
+  DispatchResult execute(Session& s, std::span<const std::string_view> argv, std::string& out,
+                         bool argv_is_request = false);
 
   // Runs a command for a session that was blocked (a key became ready). Returns kBlocked if it
   // parked again. `deadline_ms` is the deadline already in force.
@@ -55,7 +57,7 @@ class Dispatcher {
 
  private:
   DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
-                     std::string& out, int64_t rerun_deadline);
+                     std::string& out, int64_t rerun_deadline, bool argv_is_request = false);
 
   // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
   std::string persistence_error(const CommandSpec& spec) const;

@@ -54,6 +54,13 @@ class PropagationBatch {
   void add(int db, std::span<const Str> head, std::span<const Pair> pairs) {
     end_record(db, resp::put_command(room(resp::command_size_bound(head, pairs)), head, pairs));
   }
+  // `head` then `count` arguments whose encoding is `encoded` (resp::put_command's copying
+  // form: the bytes of a client's request, resp::raw_args).
+  template <class Str>
+  void add(int db, std::span<const Str> head, std::string_view encoded, std::size_t count) {
+    end_record(db, resp::put_command(room(resp::command_size_bound(head) + encoded.size()), head,
+                                     encoded, count));
+  }
   void add(int db, std::initializer_list<std::string_view> argv) {
     add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
   }

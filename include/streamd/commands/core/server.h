@@ -114,6 +114,11 @@ class Server final : public engine::KeyObserver {
   void propagate(int db, std::span<const Str> head, std::span<const Pair> pairs) {
     if (propagating()) propagation_.add(db, head, pairs);
   }
+  // `head`, then `count` arguments whose encoding is `encoded` (resp::raw_args), copied.
+  template <class Str>
+  void propagate(int db, std::span<const Str> head, std::string_view encoded, std::size_t count) {
+    if (propagating()) propagation_.add(db, head, encoded, count);
+  }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
   // AOF's ticket and the replication offset after its unit (what WAIT waits for).
