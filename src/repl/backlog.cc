@@ -23,7 +23,7 @@ Backlog::Backlog(std::size_t capacity, int64_t next_offset, std::size_t block_si
       next_offset_(next_offset),
       kept_from_(next_offset) {}
 
-void Backlog::append(std::string_view bytes) {
+void Backlog::append_to_new_blocks(std::string_view bytes) {
   next_offset_ += static_cast<int64_t>(bytes.size());
   histlen_ = std::min(histlen_ + bytes.size(), capacity_);
   bool added = false;

@@ -88,16 +88,17 @@ void ReplicationMaster::free_backlog() {
   server_.refresh_propagating();
 }
 
-void ReplicationMaster::feed(const cmd::PropagationBatch& unit) {
+int64_t ReplicationMaster::feed(const cmd::PropagationBatch& unit) {
   // The common unit, one record in the database already selected, is sent as it was encoded
   // (encode_unit would only copy it).
   if (unit.size() == 1 && (unit.db(0) == selected_db_ || unit.db(0) < 0)) {
     feed_raw(unit.record(0));
-    return;
+    return id_.offset;
   }
   scratch_.clear();
   cmd::encode_unit(unit, &selected_db_, scratch_);
   feed_raw(scratch_);
+  return id_.offset;
 }
 
 void ReplicationMaster::feed_raw(std::string_view bytes) {

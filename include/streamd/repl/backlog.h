@@ -20,8 +20,10 @@
 //   costs nothing until the stream is that long.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -39,7 +41,20 @@ class Backlog {
   // An empty backlog whose first byte will have offset `next_offset`.
   Backlog(std::size_t capacity, int64_t next_offset, std::size_t block_size = kDefaultBlockSize);
 
-  void append(std::string_view bytes);
+  void append(std::string_view bytes) {
+    // The common case, once per propagated command: the bytes fit in the last block.
+    if (!blocks_.empty()) {
+      Block& b = blocks_.back();
+      if (block_size_ - b.used >= bytes.size()) {
+        next_offset_ += static_cast<int64_t>(bytes.size());
+        histlen_ = std::min(histlen_ + bytes.size(), capacity_);
+        std::memcpy(b.data.get() + b.used, bytes.data(), bytes.size());
+        b.used += bytes.size();
+        return;
+      }
+    }
+    append_to_new_blocks(bytes);
+  }
 
   std::size_t capacity() const { return capacity_; }
   int64_t next_offset() const { return next_offset_; }
@@ -81,6 +96,8 @@ class Backlog {
     std::unique_ptr<char[]> data;
     std::size_t used = 0;
   };
+  // append when the bytes do not fit in the last block (or there is none).
+  void append_to_new_blocks(std::string_view bytes);
   // Frees the blocks no one needs any more (see the invariants).
   void trim();
 

@@ -95,7 +95,7 @@ class ReplicationMaster final : public cmd::Replication {
 
   // ---- cmd::Replication ----
   bool feeding() const override { return backlog_.has_value(); }
-  void feed(const cmd::PropagationBatch& unit) override;
+  int64_t feed(const cmd::PropagationBatch& unit) override;
   int64_t offset() const override { return id_.offset; }
   cmd::ReplicationInfo info() const override;
   void session_closed(cmd::Session& s) override;

@@ -94,16 +94,17 @@ void Server::unwatch_all(Session& s) {
 
 void Server::end_unit(Session* s) {
   if (--unit_depth_ > 0 || propagation_.empty()) return;
+  assert(to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records());
   if (persistence_) {
-    // (Returns 0 with appendonly off, as before replication existed.)
-    uint64_t ticket = persistence_->append(propagation_);
+    // (Ticket 0 with appendonly off, as before replication existed.)
+    uint64_t ticket = to_aof_ ? persistence_->append(propagation_) : 0;
     if (s) s->propagation_ticket = ticket;
   }
   // A replica's stream is its master's bytes, forwarded as they are applied (repl/replica.h):
   // re-encoding what it applies (or its own lazy expiries) would make the offsets differ.
-  if (replication_ && replication_->feeding() && !replication_->is_replica()) {
-    replication_->feed(propagation_);
-    if (s) s->repl_offset = replication_->offset();
+  if (to_replicas_) {
+    int64_t offset = replication_->feed(propagation_);
+    if (s) s->repl_offset = offset;
   }
   propagation_.clear();
 }

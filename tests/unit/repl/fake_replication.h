@@ -22,7 +22,7 @@ class FakeReplication final : public cmd::Replication {
   std::string last;  // the last REPLICAOF's "host:port"
 
   bool feeding() const override { return false; }
-  void feed(const cmd::PropagationBatch&) override {}
+  int64_t feed(const cmd::PropagationBatch&) override { return 0; }
   int64_t offset() const override { return 0; }
   cmd::ReplicationInfo info() const override {
     cmd::ReplicationInfo i;

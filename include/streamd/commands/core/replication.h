@@ -91,8 +91,9 @@ class Replication {
   // attaches and outlives the replicas by repl-backlog-ttl). Without one, writes do not advance
   // the replication offset, as in Redis.
   virtual bool feeding() const = 0;
-  // Appends one unit (never empty) to the stream: backlog and every attached replica.
-  virtual void feed(const PropagationBatch& unit) = 0;
+  // Appends one unit (never empty) to the stream: backlog and every attached replica. Returns
+  // offset() after it.
+  virtual int64_t feed(const PropagationBatch& unit) = 0;
   // The replication offset after everything fed so far (master_repl_offset).
   virtual int64_t offset() const = 0;
 

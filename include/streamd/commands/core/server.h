@@ -97,15 +97,18 @@ class Server final : public engine::KeyObserver {
   // encoded every command it applied only to drop it.
   //
   // It is asked by every write command (twice for an XADD), and computing it costs three virtual
-  // calls, so it is kept: refresh_propagating() must be called whenever what it reads changes
-  // (set_persistence/set_replication do; the AOF and the replication master call it when
-  // appendonly, their backlog or their role changes). The assert, alive in the sanitizer build,
-  // checks that the kept answer is the computed one.
+  // calls, so it is kept, with where the records go (end_unit): refresh_propagating() must be
+  // called whenever what they read changes (set_persistence/set_replication do; the AOF and the
+  // replication master call it when appendonly, their backlog or their role changes). The
+  // asserts, alive in the sanitizer build, check that the kept answers are the computed ones.
   bool propagating() const {
-    assert(propagating_ == wants_records());
-    return propagating_;
+    assert(to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records());
+    return to_aof_ || to_replicas_;
   }
-  void refresh_propagating() { propagating_ = wants_records(); }
+  void refresh_propagating() {
+    to_aof_ = aof_wants_records();
+    to_replicas_ = replication_wants_records();
+  }
   template <class Str>
   void propagate(int db, std::span<const Str> argv) {
     if (propagating()) propagation_.add(db, argv);
@@ -148,9 +151,9 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms() const { return start_ms_; }
 
  private:
-  bool wants_records() const {
-    return (persistence_ && persistence_->aof_enabled()) ||
-           (replication_ && replication_->feeding() && !replication_->is_replica());
+  bool aof_wants_records() const { return persistence_ && persistence_->aof_enabled(); }
+  bool replication_wants_records() const {
+    return replication_ && replication_->feeding() && !replication_->is_replica();
   }
 
   config::Config& cfg_;
@@ -169,7 +172,9 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms_;
   Persistence* persistence_ = nullptr;
   Replication* replication_ = nullptr;
-  bool propagating_ = false;  // wants_records(), kept (propagating())
+  // aof_wants_records() and replication_wants_records(), kept (propagating()).
+  bool to_aof_ = false;
+  bool to_replicas_ = false;
   Snapshots* snapshots_ = nullptr;
   const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;
