@@ -23,9 +23,7 @@ Backlog::Backlog(std::size_t capacity, int64_t next_offset, std::size_t block_si
       next_offset_(next_offset),
       kept_from_(next_offset) {}
 
-void Backlog::append_to_new_blocks(std::string_view bytes) {
-  next_offset_ += static_cast<int64_t>(bytes.size());
-  histlen_ = std::min(histlen_ + bytes.size(), capacity_);
+void Backlog::copy_across_blocks(std::string_view bytes) {
   bool added = false;
   while (!bytes.empty()) {
     if (blocks_.empty() || blocks_.back().used == block_size_) {

@@ -42,18 +42,16 @@ class Backlog {
   Backlog(std::size_t capacity, int64_t next_offset, std::size_t block_size = kDefaultBlockSize);
 
   void append(std::string_view bytes) {
+    next_offset_ += static_cast<int64_t>(bytes.size());
+    histlen_ = std::min(histlen_ + bytes.size(), capacity_);
     // The common case, once per propagated command: the bytes fit in the last block.
-    if (!blocks_.empty()) {
+    if (!blocks_.empty() && block_size_ - blocks_.back().used >= bytes.size()) {
       Block& b = blocks_.back();
-      if (block_size_ - b.used >= bytes.size()) {
-        next_offset_ += static_cast<int64_t>(bytes.size());
-        histlen_ = std::min(histlen_ + bytes.size(), capacity_);
-        std::memcpy(b.data.get() + b.used, bytes.data(), bytes.size());
-        b.used += bytes.size();
-        return;
-      }
+      std::memcpy(b.data.get() + b.used, bytes.data(), bytes.size());
+      b.used += bytes.size();
+      return;
     }
-    append_to_new_blocks(bytes);
+    copy_across_blocks(bytes);
   }
 
   std::size_t capacity() const { return capacity_; }
@@ -96,8 +94,9 @@ class Backlog {
     std::unique_ptr<char[]> data;
     std::size_t used = 0;
   };
-  // append when the bytes do not fit in the last block (or there is none).
-  void append_to_new_blocks(std::string_view bytes);
+  // append's copy when the bytes do not fit in the last block (or there is none): fills it, then
+  // new or spare blocks, and trims.
+  void copy_across_blocks(std::string_view bytes);
   // Frees the blocks no one needs any more (see the invariants).
   void trim();
 

@@ -94,7 +94,7 @@ void Server::unwatch_all(Session& s) {
 
 void Server::end_unit(Session* s) {
   if (--unit_depth_ > 0 || propagation_.empty()) return;
-  assert(to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records());
+  assert(kept_flags_current());
   if (persistence_) {
     // (Ticket 0 with appendonly off, as before replication existed.)
     uint64_t ticket = to_aof_ ? persistence_->append(propagation_) : 0;

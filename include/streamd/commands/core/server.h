@@ -102,7 +102,7 @@ class Server final : public engine::KeyObserver {
   // replication master call it when appendonly, their backlog or their role changes). The
   // asserts, alive in the sanitizer build, check that the kept answers are the computed ones.
   bool propagating() const {
-    assert(to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records());
+    assert(kept_flags_current());
     return to_aof_ || to_replicas_;
   }
   void refresh_propagating() {
@@ -154,6 +154,9 @@ class Server final : public engine::KeyObserver {
   bool aof_wants_records() const { return persistence_ && persistence_->aof_enabled(); }
   bool replication_wants_records() const {
     return replication_ && replication_->feeding() && !replication_->is_replica();
+  }
+  bool kept_flags_current() const {
+    return to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records();
   }
 
   config::Config& cfg_;
