@@ -129,14 +129,16 @@ char* put_command(char* p, std::span<const Str> head, std::span<const Pair> pair
   return p;
 }
 
-// The same for `head` followed by `count` more arguments already encoded in `encoded` (bytes a
-// client sent, see request_bytes.h), copied as they are.
+// The same for `argc` arguments spliced from pieces: `before` and `after` are arguments already
+// encoded (bytes a client sent, see request_bytes.h), copied as they are, and `middle` is encoded
+// between them. Either copied piece may be empty.
 template <class Str>
-char* put_command(char* p, std::span<const Str> head, std::string_view encoded, std::size_t count) {
-  p = detail::put_header(p, '*', head.size() + count);
-  for (const auto& a : head) p = detail::put_arg(p, std::string_view(a));
-  std::memcpy(p, encoded.data(), encoded.size());
-  return p + encoded.size();
+char* put_command(char* p, std::size_t argc, std::string_view before, std::span<const Str> middle,
+                  std::string_view after) {
+  p = detail::put_header(p, '*', argc);
+  p = detail::put_bytes(p, before.data(), before.size());
+  for (const auto& a : middle) p = detail::put_arg(p, std::string_view(a));
+  return detail::put_bytes(p, after.data(), after.size());
 }
 
 // At least what put_command writes, without counting digits: a header is at most 1 + 20 + 2

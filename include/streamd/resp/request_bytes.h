@@ -69,4 +69,11 @@ inline std::string_view raw_args(std::span<const std::string_view> args, std::si
   return raw;
 }
 
+// The encoding of one argument ("$<len>\r\n<bytes>\r\n") inside bytes raw_args returned: its
+// header and terminator are there, canonical, around the view.
+inline std::string_view arg_bytes(std::string_view arg) {
+  std::size_t header = 3 + detail::digits(arg.size());
+  return std::string_view(arg.data() - header, header + arg.size() + 2);
+}
+
 }  // namespace streamd::resp

@@ -263,7 +263,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
       // As the client sent it: its own bytes when they are the canonical encoding.
       std::string_view raw = argv_is_request ? resp::raw_args(argv, 0) : std::string_view();
       if (!raw.empty()) {
-        server_.propagate(db_before, std::span<const std::string_view>(), raw, argv.size());
+        server_.propagate(db_before, argv.size(), raw, std::span<const std::string_view>(), {});
       } else {
         server_.propagate(db_before, argv);
       }

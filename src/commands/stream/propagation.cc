@@ -127,8 +127,22 @@ void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text
     policy = engine::RefPolicy::kKeepRef;
     if (as_redis70->walked) trim = nullptr;
   }
+  // The common XADD, with no option, sent in canonical bytes: its record is the client's request
+  // with the ID it asked for ("*", "5-*", or one given) replaced by the ID it got, so the rest is
+  // copied in two pieces (encoding it all cost more than the rest of feeding two replicas).
+  std::size_t from = ctx.argc() - 2 * fields.size();
+  if (from == 3 && !trim && !as_redis70 && ctx.argv_is_request) {
+    std::string_view all = resp::raw_args(ctx.argv, 0);
+    if (!all.empty()) {
+      std::string_view sent_id = resp::arg_bytes(ctx.arg(2));
+      std::size_t id_at = static_cast<std::size_t>(sent_id.data() - all.data());
+      return ctx.propagate(ctx.argc(), all.substr(0, id_at),
+                           std::span<const std::string_view>(&id_text, 1),
+                           all.substr(id_at + sent_id.size()));
+    }
+  }
   std::string threshold;
-  // Every XADD a replica or the AOF receives is encoded here: the arguments before the fields
+  // Every other XADD a replica or the AOF receives is encoded here: the arguments before the fields
   // are at most 7, and the fields are encoded from where they are (no argument list).
   std::array<std::string_view, 7> head;
   std::size_t n = 0;
@@ -151,11 +165,10 @@ void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text
   push(id_text);
   std::span<const std::string_view> head_args(head.data(), n);
   // The fields are the end of the client's arguments: copied from its request when they can be.
-  std::size_t from = ctx.argc() - 2 * fields.size();
   assert(!fields.empty() && fields.front().field.data() == ctx.arg(from).data());
   std::string_view raw = ctx.argv_is_request ? resp::raw_args(ctx.argv, from) : std::string_view();
   if (!raw.empty()) {
-    ctx.propagate(head_args, raw, 2 * fields.size());
+    ctx.propagate(n + 2 * fields.size(), {}, head_args, raw);
   } else {
     ctx.propagate(head_args, fields);
   }

@@ -84,6 +84,24 @@ TEST_F(RequestBytesPropagation, XaddRecordsTheGeneratedIdAndTheSentFields) {
   EXPECT_EQ(aof.raw[2], Encode({"XADD", "s", id, "f1", "a", "f2", value}));
 }
 
+// An XADD with no option is recorded as its request with the ID replaced: the rest, the command's
+// name included, is the client's own bytes (Redis too rewrites only the ID argument). With an
+// option, or lenient bytes anywhere, the record is encoded, as before.
+TEST_F(RequestBytesPropagation, XaddWithoutOptionsIsTheRequestWithItsId) {
+  std::string value(200, 'v');
+  EXPECT_EQ(Send(Encode({"xadd", "s", "7-*", "f", value})), "$3\r\n7-0\r\n");
+  EXPECT_EQ(Send(Encode({"XADD", "s", "8-5", "f", "v"})), "$3\r\n8-5\r\n");
+  EXPECT_EQ(Send(Encode({"XAdd", "s", "NOMKSTREAM", "9-*", "f", "v"})), "$3\r\n9-0\r\n");
+  EXPECT_EQ(Send("*5\r\n$4\r\nxadd\r\n$1\r_s\r\n$4\r\n10-*\r\n$1\r\nf\r\n$1\r\nv\r\n"),
+            "$4\r\n10-0\r\n");
+  ASSERT_EQ(aof.raw.size(), 4u);
+  EXPECT_EQ(aof.raw[0], Encode({"xadd", "s", "7-0", "f", value}));
+  EXPECT_EQ(aof.raw[1], Encode({"XADD", "s", "8-5", "f", "v"}));
+  EXPECT_EQ(aof.raw[2], Encode({"XADD", "s", "9-0", "f", "v"}));
+  EXPECT_EQ(aof.raw[3], Encode({"XADD", "s", "10-0", "f", "v"}));
+  EXPECT_EQ(h.Run({"XLEN", "s"}), ":4\r\n");
+}
+
 // Without the request's bytes (a queued command, the REST API, a script) the records are the
 // same.
 TEST_F(RequestBytesPropagation, QueuedCommandsRecordTheSame) {

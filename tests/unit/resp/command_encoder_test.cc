@@ -97,6 +97,43 @@ TEST(CommandEncoderTest, PairFormMatchesTheFlatArgumentList) {
 // Short arguments are copied with overlapping fixed-size moves (1-3, 4-7, 8-16 bytes) and longer
 // ones with memcpy: every length across those seams, with bytes that differ by position so a
 // misplaced or missing byte shows, is written exactly.
+// Each argument's encoding, back to back, without an array header: what a client's request
+// holds after its "*<n>\r\n".
+std::string encoded_args(std::span<const std::string_view> args) {
+  std::string out;
+  for (std::string_view a : args) {
+    std::string one;
+    append_command(one, {a});
+    out += one.substr(4);  // less "*1\r\n"
+  }
+  return out;
+}
+
+// The splicing form (a record copied from a client's request around one argument it replaces):
+// for every split of an argument list into copied, encoded and copied pieces, the same bytes as
+// encoding the whole list, and nothing written past them.
+TEST(CommandEncoderTest, SplicedFormMatchesTheFlatArgumentList) {
+  std::vector<std::string_view> argv = {
+      "XADD", "stream", "1765000000000-12", "temperature", "23.5", std::string_view("a\r\n\0b", 5),
+      ""};
+  std::string whole;
+  append_command(whole, std::span<const std::string_view>(argv));
+  for (std::size_t i = 0; i <= argv.size(); ++i) {
+    for (std::size_t j = i; j <= argv.size(); ++j) {
+      SCOPED_TRACE(testing::Message() << i << ".." << j);
+      std::span<const std::string_view> all(argv);
+      std::string before = encoded_args(all.subspan(0, i));
+      std::string after = encoded_args(all.subspan(j));
+      std::span<const std::string_view> middle = all.subspan(i, j - i);
+      std::string written(command_size_bound(middle) + before.size() + after.size(), '#');
+      char* end = put_command(written.data(), argv.size(), before, middle, after);
+      ASSERT_LE(end, written.data() + written.size());
+      EXPECT_EQ(std::string_view(written.data(), static_cast<std::size_t>(end - written.data())),
+                whole);
+    }
+  }
+}
+
 TEST(CommandEncoderTest, EveryShortArgumentLengthIsCopiedExactly) {
   std::string source;
   for (int i = 0; i < 40; ++i) source.push_back(static_cast<char>('A' + i));

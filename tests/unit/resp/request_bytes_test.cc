@@ -53,6 +53,23 @@ TEST(RequestBytesTest, EmptyArgumentsAndHeadersOfEveryWidth) {
   }
 }
 
+// arg_bytes: one argument's own encoding, found from the argument inside what raw_args gave.
+TEST(RequestBytesTest, ArgBytesIsTheArgumentsEncoding) {
+  for (std::size_t n : {0, 1, 9, 10, 99, 100, 999, 1000, 100000}) {
+    SCOPED_TRACE(n);
+    std::string value(n, 'x');
+    std::string request = Encode({"XADD", "s", value, "f", "v"});
+    std::vector<std::string_view> args = Parse(request);
+    ASSERT_EQ(args.size(), 5u);
+    std::string_view all = raw_args(args, 0);
+    std::string_view one = arg_bytes(args[2]);
+    EXPECT_EQ(one, Encode({value}).substr(4));
+    EXPECT_EQ(one.data(), all.data() + Encode({"XADD", "s"}).size() - 4);
+    EXPECT_EQ(arg_bytes(args[0]), "$4\r\nXADD\r\n");
+    EXPECT_EQ(arg_bytes(args[4]).data() + arg_bytes(args[4]).size(), all.data() + all.size());
+  }
+}
+
 TEST(RequestBytesTest, NothingPastTheLastArgument) {
   std::string request = "*1\r\n$4\r\nPING\r\n";
   std::vector<std::string_view> args = Parse(request);

@@ -91,11 +91,13 @@ class Context {
     explicit_propagation = true;
     server.propagate(session.db, head, pairs);
   }
-  // `head`, then `count` arguments already encoded in `encoded` (resp::raw_args of argv).
+  // `argc` arguments as one record: `before` and `after` are arguments already encoded (resp::
+  // raw_args of argv, copied), `middle` is encoded between them.
   template <class Str>
-  void propagate(std::span<const Str> head, std::string_view encoded, std::size_t count) {
+  void propagate(std::size_t argc, std::string_view before, std::span<const Str> middle,
+                 std::string_view after) {
     explicit_propagation = true;
-    server.propagate(session.db, head, encoded, count);
+    server.propagate(session.db, argc, before, middle, after);
   }
   // The same in another database (MOVE-like commands).
   void propagate_in(int db, std::initializer_list<std::string_view> argv) {

@@ -54,12 +54,14 @@ class PropagationBatch {
   void add(int db, std::span<const Str> head, std::span<const Pair> pairs) {
     end_record(db, resp::put_command(room(resp::command_size_bound(head, pairs)), head, pairs));
   }
-  // `head` then `count` arguments whose encoding is `encoded` (resp::put_command's copying
-  // form: the bytes of a client's request, resp::raw_args).
+  // `argc` arguments: the encoded `before`, `middle` encoded, the encoded `after`
+  // (resp::put_command's splicing form: `before` and `after` are bytes of a client's request,
+  // resp::raw_args).
   template <class Str>
-  void add(int db, std::span<const Str> head, std::string_view encoded, std::size_t count) {
-    end_record(db, resp::put_command(room(resp::command_size_bound(head) + encoded.size()), head,
-                                     encoded, count));
+  void add(int db, std::size_t argc, std::string_view before, std::span<const Str> middle,
+           std::string_view after) {
+    std::size_t bound = resp::command_size_bound(middle) + before.size() + after.size();
+    end_record(db, resp::put_command(room(bound), argc, before, middle, after));
   }
   void add(int db, std::initializer_list<std::string_view> argv) {
     add(db, std::span<const std::string_view>(argv.begin(), argv.size()));

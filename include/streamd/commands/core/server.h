@@ -117,10 +117,11 @@ class Server final : public engine::KeyObserver {
   void propagate(int db, std::span<const Str> head, std::span<const Pair> pairs) {
     if (propagating()) propagation_.add(db, head, pairs);
   }
-  // `head`, then `count` arguments whose encoding is `encoded` (resp::raw_args), copied.
+  // `argc` arguments: `before` and `after` copied (encoded, resp::raw_args), `middle` encoded.
   template <class Str>
-  void propagate(int db, std::span<const Str> head, std::string_view encoded, std::size_t count) {
-    if (propagating()) propagation_.add(db, head, encoded, count);
+  void propagate(int db, std::size_t argc, std::string_view before, std::span<const Str> middle,
+                 std::string_view after) {
+    if (propagating()) propagation_.add(db, argc, before, middle, after);
   }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
