@@ -105,7 +105,12 @@ void ReplicationMaster::feed_raw(std::string_view bytes) {
   if (!backlog_ || bytes.empty()) return;
   backlog_->append(bytes);
   id_.offset += static_cast<int64_t>(bytes.size());
-  for (ReplicaLink& r : replicas_) send_to(r, bytes);
+  for (ReplicaLink& r : replicas_) {
+    // A streaming link whose wake-up is already posted will write these bytes with the rest:
+    // the common case under a pipelined load, where send_to's call to wake it did nothing.
+    if (r.cursor && r.session->wake_posted) continue;
+    send_to(r, bytes);
+  }
 }
 
 void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {

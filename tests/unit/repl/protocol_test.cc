@@ -108,6 +108,32 @@ TEST_F(ReplicationProtocolTest, ContinueSendsTheBacklogThenTheStream) {
       << "(the harness session's address decides the ip)";
 }
 
+// A streaming replica's connection is asked to write (flush) once per wake-up it has posted:
+// while one is posted (Session::wake_posted, kept by the network layer) it writes what the stream
+// gained meanwhile, so each further record only lands in the backlog.
+TEST_F(ReplicationProtocolTest, AStreamingReplicaIsWokenOncePerPostedWakeUp) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "1"});
+  attach_continuing(24);
+  cmd::Session& link = h_.session(kReplica);
+  int flushes = 0;
+  link.flush = [&] {
+    ++flushes;
+    link.wake_posted = true;  // what Connection::schedule_wakeup does
+  };
+  link.wake_posted = false;
+  h_.Run({"SET", "b", "2"});
+  h_.Run({"SET", "c", "3"});
+  h_.Run({"SET", "d", "4"});
+  EXPECT_EQ(flushes, 1);
+  link.wake_posted = false;  // the wake-up ran (Connection::on_wakeup)
+  h_.Run({"SET", "e", "5"});
+  EXPECT_EQ(flushes, 2);
+  EXPECT_EQ(replica_out(), enc({"SET", "a", "1"}) + enc({"SET", "b", "2"}) +
+                               enc({"SET", "c", "3"}) + enc({"SET", "d", "4"}) +
+                               enc({"SET", "e", "5"}));
+}
+
 TEST_F(ReplicationProtocolTest, PsyncOutsideTheHistoryOrTheBacklogIsAFullResync) {
   master_.create_backlog();
   h_.Run({"SET", "a", "1"});
