@@ -129,7 +129,8 @@ void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text
   }
   // The common XADD, with no option, sent in canonical bytes: its record is the client's request
   // with the ID it asked for ("*", "5-*", or one given) replaced by the ID it got, so the rest is
-  // copied in two pieces (encoding it all cost more than the rest of feeding two replicas).
+  // copied in two pieces (about 50 instructions fewer per XADD than encoding `XADD key` again:
+  // bench/pipeline_cost.py, docs/benchmarks.md).
   std::size_t from = ctx.argc() - 2 * fields.size();
   if (from == 3 && !trim && !as_redis70 && ctx.argv_is_request) {
     std::string_view all = resp::raw_args(ctx.argv, 0);
