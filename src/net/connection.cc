@@ -347,14 +347,14 @@ void Connection::protocol_error() {
 }
 
 void Connection::schedule_wakeup() {
-  if (wakeup_posted_ || closing_) return;
-  wakeup_posted_ = true;
-  if (session_) session_->wake_posted = true;
+  // The session holds the flag (the replication layer reads it); it exists until the reap that
+  // follows close(), so a connection without one is closing.
+  if (closing_ || !session_ || session_->wake_posted) return;
+  session_->wake_posted = true;
   fe_.wake(shared_from_this());
 }
 
 void Connection::on_wakeup() {
-  wakeup_posted_ = false;
   if (session_) session_->wake_posted = false;
   if (closing_ || !session_) return;
   // Unblocked: run what was pipelined behind the blocking command. MONITOR: just flush.

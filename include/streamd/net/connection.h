@@ -215,7 +215,6 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   bool held_ = false;          // in FrontEnd::held_, waiting for the AOF sync of this round
 
   bool closing_ = false;
-  bool wakeup_posted_ = false;
   bool reader_parked_ = false;  // the TLS reader waits on wake_ instead of the socket
   asio::steady_timer wake_;
   // relay_from: the pipe, and the timer the relay waits on for the stream to drain.

@@ -45,6 +45,13 @@ inline bool is_encoding_of(std::string_view bytes, std::span<const std::string_v
 
 }  // namespace detail
 
+// The encoding of one argument ("$<len>\r\n<bytes>\r\n") inside bytes raw_args returned: its
+// header and terminator are there, canonical, around the view.
+inline std::string_view arg_bytes(std::string_view arg) {
+  std::size_t header = 3 + detail::digits(arg.size());
+  return std::string_view(arg.data() - header, header + arg.size() + 2);
+}
+
 // `args` are all the arguments of one request, as RequestParser::parse_ready parsed them (views
 // into the request's bytes, in order). Returns the bytes that encode args[from], args[from + 1],
 // ... to the last argument when they are exactly what put_command writes for them; otherwise
@@ -61,19 +68,12 @@ inline std::string_view raw_args(std::span<const std::string_view> args, std::si
     const char* a = args[i].data();
     if (!detail::is_crlf(a - 2) || !detail::is_crlf(a + args[i].size())) return {};
   }
-  const char* first = from > 0 ? args[from - 1].data() + args[from - 1].size() + 2
-                               : args[0].data() - (3 + detail::digits(args[0].size()));
+  const char* first =
+      from > 0 ? args[from - 1].data() + args[from - 1].size() + 2 : arg_bytes(args[0]).data();
   const char* end = args.back().data() + args.back().size() + 2;
   std::string_view raw(first, static_cast<std::size_t>(end - first));
   assert(detail::is_encoding_of(raw, args, from));
   return raw;
-}
-
-// The encoding of one argument ("$<len>\r\n<bytes>\r\n") inside bytes raw_args returned: its
-// header and terminator are there, canonical, around the view.
-inline std::string_view arg_bytes(std::string_view arg) {
-  std::size_t header = 3 + detail::digits(arg.size());
-  return std::string_view(arg.data() - header, header + arg.size() + 2);
 }
 
 }  // namespace streamd::resp

@@ -127,9 +127,9 @@ struct Session {
   // Set by the network layer: a push message (MONITOR lines, pub/sub messages) was appended to
   // *out; flush it.
   std::function<void()> flush;
-  // Kept by the network layer: true while a wake-up of this client is posted, which will write
-  // *out and *shared_out to their ends, so flush() would do nothing (the replication layer skips
-  // the call for every record it streams to the replica).
+  // The network layer's own flag (its only copy): true while a wake-up of this client is posted,
+  // which will write *out and *shared_out to their ends, so flush() would do nothing (the
+  // replication layer skips the call for every record it streams to the replica).
   bool wake_posted = false;
 
   Session();
