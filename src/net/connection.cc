@@ -240,9 +240,13 @@ bool Connection::may_run_commands() const {
 }
 
 void Connection::process_input() {
-  if (may_run_commands()) run_commands();
-  if (closing_) return;
-  fe_.after_batch();
+  {
+    // The batch's records for the replicas are fed together when it ends (Server::BatchScope).
+    cmd::Server::BatchScope batch(fe_.server());
+    if (may_run_commands()) run_commands();
+    if (closing_) return;
+    fe_.after_batch();
+  }
   if (closing_ || !session_) return;
   if (total_output() >= fe_.output_check_bytes() &&
       !check_output_limits(fe_.server().clock().now_ms())) {

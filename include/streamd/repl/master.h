@@ -97,6 +97,12 @@ class ReplicationMaster final : public cmd::Replication {
   bool feeding() const override { return backlog_.has_value(); }
   int64_t feed(const cmd::PropagationBatch& unit) override;
   int64_t offset() const override { return id_.offset; }
+  int64_t offset_if_selected(int db) const override {
+    return db == selected_db_ || db < 0 ? id_.offset : -1;
+  }
+  // Raw stream bytes (already encoded) to the backlog and every replica: the units Server::end_unit
+  // deferred, and on a replica what its master sends (forwarded to its own replicas).
+  void feed_raw(std::string_view bytes) override;
   cmd::ReplicationInfo info() const override;
   void session_closed(cmd::Session& s) override;
   void cron(int64_t now_ms) override;
@@ -128,9 +134,6 @@ class ReplicationMaster final : public cmd::Replication {
   // `keep_history` (a replica keeps its master's ids and offset).
   void create_backlog(bool keep_history = false);
   void free_backlog();
-  // Raw stream bytes (already encoded): to the backlog and every replica. The replica side
-  // forwards what its master sends through this.
-  void feed_raw(std::string_view bytes);
   // REPLICAOF NO ONE: the promotion shift (identity.h). Replicas stay attached and continue.
   void promote() { id_.shift(); }
   // The next unit starts with SELECT (after a full sync, the replica's db is unknown).

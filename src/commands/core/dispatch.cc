@@ -92,7 +92,7 @@ std::string fmt_more_bytes(std::size_t n) {
 
 std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& spec) const {
   // The master link (and only it) writes on a replica, stale or not.
-  const Replication* r = server_.replication();
+  const Replication* r = server_.replication_role();
   if (!r || s.master || !r->is_replica()) return {};
   // EXEC counts as what it would run (Redis folds the queued commands' flags into EXEC's).
   uint64_t flags = spec.flags;
@@ -200,8 +200,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(spec, errors::kNotAllowedInMulti);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
       reject(spec, e);
-    } else if ((spec->flags & kWrite) && server_.replication() &&
-               !server_.replication()->enough_good_replicas()) {
+    } else if ((spec->flags & kWrite) && server_.replication_role() &&
+               !server_.replication_role()->enough_good_replicas()) {
       reject(spec, errors::kNoReplicas);
     } else if (std::string_view e = replica_error(s, *spec); !e.empty()) {
       reject(spec, e);

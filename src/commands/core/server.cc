@@ -17,6 +17,9 @@ void Session::reset_transaction(Server& server) {
 }
 
 namespace {
+// The most bytes end_unit defers before it feeds them: about what one send to a replica carries.
+constexpr std::size_t kDeferMax = 64 * 1024;
+
 std::string watch_id(int db, std::string_view key) {
   std::string id = std::to_string(db);
   id.push_back(':');
@@ -54,7 +57,7 @@ void Server::remove_session(uint64_t id) {
   Session& s = *it->second;
   blocking_.forget(s);
   s.reset_transaction(*this);
-  if (replication_) replication_->session_closed(s);
+  if (replication_) replication()->session_closed(s);
   pubsub_.unsubscribe_all(s);
   sessions_.erase(it);
 }
@@ -103,7 +106,20 @@ void Server::end_unit(Session* s) {
   // A replica's stream is its master's bytes, forwarded as they are applied (repl/replica.h):
   // re-encoding what it applies (or its own lazy expiries) would make the offsets differ.
   if (to_replicas_) {
-    int64_t offset = replication_->feed(propagation_);
+    // Deferred while a batch is open (BatchScope), up to kDeferMax, so a long pipeline still
+    // streams.
+    int64_t offset = -1;
+    if (batch_depth_ > 0 && propagation_.size() == 1 &&
+        propagation_.deferred().size() < kDeferMax) {
+      offset = replication_->offset_if_selected(propagation_.db(0));
+    }
+    if (offset >= 0) {
+      propagation_.defer_unit();
+      if (s) s->repl_offset = offset + static_cast<int64_t>(propagation_.deferred().size());
+      return;
+    }
+    deliver_deferred();
+    offset = replication_->feed(propagation_);
     if (s) s->repl_offset = offset;
   }
   propagation_.clear();
@@ -169,7 +185,7 @@ void Server::cron() {
   int64_t now = clock_.now_ms();
   stats_.sample(now);
   if (persistence_) persistence_->cron(now);
-  if (replication_) replication_->cron(now);
+  if (replication_) replication()->cron(now);
   if (snapshots_) snapshots_->cron(now);
   int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica

@@ -13,7 +13,7 @@
 
 namespace streamd::cmd {
 
-ReplicationInfo replication_info(const Server& server) {
+ReplicationInfo replication_info(Server& server) {
   if (const Replication* r = server.replication()) return r->info();
   ReplicationInfo i;
   static const std::string replid = text::random_hex(40);

@@ -102,7 +102,7 @@ void hello(Context& ctx) {
   ctx.reply.bulk("mode");
   ctx.reply.bulk("standalone");
   ctx.reply.bulk("role");
-  const Replication* repl = ctx.server.replication();
+  const Replication* repl = ctx.server.replication_role();
   ctx.reply.bulk(repl && repl->is_replica() ? "replica" : "master");
   ctx.reply.bulk("modules");
   ctx.reply.empty_array();

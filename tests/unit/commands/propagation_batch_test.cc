@@ -23,6 +23,11 @@ std::string enc(std::span<const std::string_view> argv) {
   return out;
 }
 
+const std::string& big_arg() {
+  static const std::string big(70000, 'q');
+  return big;
+}
+
 TEST(PropagationBatchTest, RecordsReadBackAcrossGrowthAndClear) {
   std::string big(5000, 'z');
   PropagationBatch batch;
@@ -81,6 +86,44 @@ TEST(PropagationBatchTest, ClearLetsGoOfTheRoomOfALargeUnit) {
   EXPECT_LE(batch.held(), PropagationBatch::kKeptRoom);
   batch.add(0, std::span<const std::string_view>(small));
   EXPECT_EQ(batch.record(0), enc(small));
+}
+
+// Deferred units (Server::end_unit, over a batch) stay ahead of the unit being built, which reads
+// back alone; dropping them keeps the unit's records.
+TEST(PropagationBatchTest, DeferredUnitsStayAheadOfTheUnit) {
+  std::vector<std::string_view> a = {"SET", "a", "1"}, b = {"SET", "b", "2"};
+  std::vector<std::string_view> c = {"DEL", "c"}, d = {"DEL", "d", std::string_view(big_arg())};
+  PropagationBatch batch;
+  batch.add(0, std::span<const std::string_view>(a));
+  batch.defer_unit();
+  batch.add(0, std::span<const std::string_view>(b));
+  batch.defer_unit();
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(batch.bytes(), "");
+  EXPECT_EQ(batch.deferred(), enc(a) + enc(b));
+
+  batch.add(1, std::span<const std::string_view>(c));
+  batch.add(2, std::span<const std::string_view>(d));  // grows the room past what was deferred
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch.deferred(), enc(a) + enc(b));
+  EXPECT_EQ(batch.record(0), enc(c));
+  EXPECT_EQ(batch.record(1), enc(d));
+  EXPECT_EQ(batch.bytes(), enc(c) + enc(d));
+
+  batch.drop_deferred();
+  EXPECT_EQ(batch.deferred(), "");
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch.db(0), 1);
+  EXPECT_EQ(batch.db(1), 2);
+  EXPECT_EQ(batch.record(0), enc(c));
+  EXPECT_EQ(batch.record(1), enc(d));
+  EXPECT_EQ(batch.bytes(), enc(c) + enc(d));
+
+  batch.defer_unit();
+  EXPECT_EQ(batch.deferred(), enc(c) + enc(d));
+  batch.clear();
+  EXPECT_EQ(batch.deferred(), "");
+  EXPECT_TRUE(batch.empty());
 }
 
 }  // namespace

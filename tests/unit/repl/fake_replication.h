@@ -24,6 +24,7 @@ class FakeReplication final : public cmd::Replication {
   bool feeding() const override { return false; }
   int64_t feed(const cmd::PropagationBatch&) override { return 0; }
   int64_t offset() const override { return 0; }
+  void feed_raw(std::string_view) override {}
   cmd::ReplicationInfo info() const override {
     cmd::ReplicationInfo i;
     if (!replica) return i;

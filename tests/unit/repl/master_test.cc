@@ -90,6 +90,70 @@ TEST_F(ReplicationMasterTest, TransactionsAreWrappedAndGeneratedIdsPropagated) {
   EXPECT_EQ(stream(), before + enc({"XADD", "s", id, "f", "v"}));
 }
 
+// Inside a network-layer batch (cmd::Server::BatchScope) units of one record in the stream's
+// database are fed together when it ends: the same bytes, and the client's offset counts them
+// at once (what WAIT waits for).
+TEST_F(ReplicationMasterTest, ABatchsRecordsAreFedTogetherWhenItEnds) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  std::string expected = enc({"SELECT", "0"}) + enc({"SET", "a", "b"});
+  {
+    cmd::Server::BatchScope batch(h_.server());
+    h_.Run({"SET", "c", "d"});
+    h_.Run({"XADD", "s", "5-1", "f", "v"});
+    h_.Run({"GET", "a"});
+    EXPECT_EQ(stream(), expected);  // not fed yet
+    EXPECT_EQ(master_.offset(), 50);
+    expected += enc({"SET", "c", "d"}) + enc({"XADD", "s", "5-1", "f", "v"});
+    EXPECT_EQ(h_.session().repl_offset, static_cast<int64_t>(expected.size()));
+  }
+  EXPECT_EQ(stream(), expected);
+  EXPECT_EQ(master_.offset(), static_cast<int64_t>(expected.size()));
+  EXPECT_EQ(h_.session().repl_offset, master_.offset());
+}
+
+// What cannot be deferred (a unit that selects another database, a transaction) follows what
+// was, in order; whatever asks for the replication state (ROLE, INFO) sees the stream whole.
+TEST_F(ReplicationMasterTest, WhatABatchDeferredComesFirst) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  cmd::Server::BatchScope batch(h_.server());
+  h_.Run({"SET", "c", "d"});
+  EXPECT_EQ(Decode(h_.Run2({"ROLE"})), "[\"master\", (integer) 77, []]");
+  EXPECT_EQ(master_.offset(), 77);
+  h_.Run({"SET", "e", "f"});
+  EXPECT_NE(info().find("master_repl_offset:104\r\n"), std::string::npos);
+  h_.Run({"SET", "g", "h"});
+  h_.Run({"SELECT", "3"});
+  h_.Run({"SET", "i", "j"});
+  h_.Run({"SET", "k", "l"});
+  h_.Run({"MULTI"});
+  h_.Run({"SET", "m", "1"});
+  h_.Run({"SET", "n", "2"});
+  h_.Run({"EXEC"});
+  std::string expected = enc({"SELECT", "0"}) + enc({"SET", "a", "b"}) + enc({"SET", "c", "d"}) +
+                         enc({"SET", "e", "f"}) + enc({"SET", "g", "h"}) + enc({"SELECT", "3"}) +
+                         enc({"SET", "i", "j"}) + enc({"SET", "k", "l"});
+  EXPECT_EQ(stream(), expected + enc({"MULTI"}) + enc({"SET", "m", "1"}) + enc({"SET", "n", "2"}) +
+                          enc({"EXEC"}));
+  EXPECT_EQ(h_.session().repl_offset, master_.offset());
+}
+
+// A long pipeline still streams: the batch feeds what it deferred once it holds 64 KiB.
+TEST_F(ReplicationMasterTest, ABatchFeedsWhatItDeferredPast64KiB) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "b"});
+  cmd::Server::BatchScope batch(h_.server());
+  std::string value(40000, 'v');
+  h_.Run({"SET", "k1", value});
+  h_.Run({"SET", "k2", value});
+  EXPECT_EQ(master_.offset(), 50);
+  h_.Run({"SET", "k3", value});  // 80,000 bytes deferred: they go, then this one
+  std::string expected = enc({"SELECT", "0"}) + enc({"SET", "a", "b"}) + enc({"SET", "k1", value}) +
+                         enc({"SET", "k2", value}) + enc({"SET", "k3", value});
+  EXPECT_EQ(stream(), expected);
+}
+
 TEST_F(ReplicationMasterTest, TheStreamIsTheAofsBytes) {
   // The AOF writer and the stream share cmd::encode_unit, each with its own SELECT state: a unit
   // encoded for both gives the same bytes when both start unselected.

@@ -31,6 +31,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -67,18 +68,42 @@ class PropagationBatch {
     add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
   }
 
+  // The unit's records (not the deferred ones).
   std::size_t size() const { return marks_.size(); }
   bool empty() const { return marks_.empty(); }
   int db(std::size_t i) const { return marks_[i].first; }
   // The i-th record, RESP-encoded.
   std::string_view record(std::size_t i) const {
-    std::size_t begin = i == 0 ? 0 : marks_[i - 1].second;
+    std::size_t begin = i == 0 ? unit_from_ : marks_[i - 1].second;
     return std::string_view(bytes_.data() + begin, marks_[i].second - begin);
   }
-  // All records, back to back.
-  std::string_view bytes() const { return std::string_view(bytes_.data(), used_); }
+  // The unit's records, back to back.
+  std::string_view bytes() const {
+    return std::string_view(bytes_.data() + unit_from_, used_ - unit_from_);
+  }
+
+  // ---- deferred units (Server::end_unit: records for the replicas gathered over a batch) ----
+  // Ends the unit but keeps its bytes: they join deferred(), ahead of the next unit's records.
+  void defer_unit() {
+    unit_from_ = used_;
+    marks_.clear();
+  }
+  // The deferred units' bytes, in order.
+  std::string_view deferred() const { return std::string_view(bytes_.data(), unit_from_); }
+  // Forgets the deferred bytes (they were delivered), keeping the unit's records.
+  void drop_deferred() {
+    if (unit_from_ == 0) return;
+    std::size_t unit_bytes = used_ - unit_from_;
+    std::memmove(bytes_.data(), bytes_.data() + unit_from_, unit_bytes);
+    for (auto& mark : marks_) mark.second -= unit_from_;
+    used_ = unit_bytes;
+    unit_from_ = 0;
+  }
+
+  // Forgets the unit's records and the deferred bytes.
   void clear() {
     used_ = 0;
+    unit_from_ = 0;
     marks_.clear();
     // The room is zero-filled when it grows and sized by bounds (up to about 3x the bytes of an
     // argument list of tiny arguments), so a unit of megabytes (a large MULTI, a command with
@@ -105,9 +130,12 @@ class PropagationBatch {
     marks_.emplace_back(db, used_);
   }
 
-  std::string bytes_;  // [0, used_): the records; the rest is room for the next ones
+  // [0, unit_from_): the deferred units; [unit_from_, used_): the unit's records; the rest is
+  // room for the next ones.
+  std::string bytes_;
+  std::size_t unit_from_ = 0;
   std::size_t used_ = 0;
-  std::vector<std::pair<int, std::size_t>> marks_;  // (db, end offset in bytes_)
+  std::vector<std::pair<int, std::size_t>> marks_;  // the unit's records: (db, end offset)
 };
 
 // Appends `unit` in its wire form to `out`: SELECT n before a record whose database differs from

@@ -96,6 +96,15 @@ class Replication {
   virtual int64_t feed(const PropagationBatch& unit) = 0;
   // The replication offset after everything fed so far (master_repl_offset).
   virtual int64_t offset() const = 0;
+  // offset(), when a unit of one record in `db` would be fed as it is (no SELECT before it: `db`
+  // is the stream's database); otherwise -1. Server::end_unit defers such units over a batch and
+  // feeds them together with feed_raw.
+  virtual int64_t offset_if_selected(int db) const {
+    (void)db;
+    return -1;
+  }
+  // Appends bytes already in the stream's form (units offset_if_selected allowed, back to back).
+  virtual void feed_raw(std::string_view bytes) = 0;
 
   virtual ReplicationInfo info() const = 0;
 

@@ -14,6 +14,6 @@ void register_replication_commands(CommandTable& t);
 
 // What INFO replication and ROLE show: the attached Replication's state, or that of a master
 // that never had a replica (a process-wide random replid, offset 0) when none is attached.
-ReplicationInfo replication_info(const Server& server);
+ReplicationInfo replication_info(Server& server);
 
 }  // namespace streamd::cmd
