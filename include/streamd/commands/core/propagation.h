@@ -121,8 +121,13 @@ class PropagationBatch {
   // record is encoded into room for its size bound (no digit counting first); end_record keeps
   // what it wrote.
   char* room(std::size_t n) {
-    if (bytes_.size() - used_ < n) bytes_.resize(std::max(used_ + n, 2 * bytes_.size()));
+    if (bytes_.size() - used_ < n) [[unlikely]]
+      grow(n);
     return bytes_.data() + used_;
+  }
+  // Out of line, so that room() is a compare where it is inlined.
+  [[gnu::noinline]] void grow(std::size_t n) {
+    bytes_.resize(std::max(used_ + n, 2 * bytes_.size()));
   }
   void end_record(int db, const char* end) {
     assert(end > bytes_.data() + used_ && end <= bytes_.data() + bytes_.size());
