@@ -117,31 +117,34 @@ void propagate_ref_delete_as_redis70(Context& ctx, std::string_view key, std::st
   propagate_ref_effects(ctx, key, fx);
 }
 
-void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text,
-                    engine::TrimStrategy strategy, const engine::TrimResult* trim,
-                    std::span<const engine::FieldValue> fields, engine::RefPolicy policy,
-                    const engine::RefEffects* as_redis70) {
+bool propagate_plain_xadd(Context& ctx, std::string_view id_text, std::size_t field_count) {
+  if (!ctx.propagating()) {
+    ctx.propagate_nothing();
+    return true;
+  }
+  // The bytes before the ID and after it are copied (about 50 instructions fewer per XADD than
+  // encoding `XADD key` again: bench/pipeline_cost.py, docs/benchmarks.md).
+  if (ctx.argc() - 2 * field_count != 3 || !ctx.argv_is_request) return false;
+  std::string_view all = resp::raw_args(ctx.argv, 0);
+  if (all.empty()) return false;
+  std::string_view sent_id = resp::arg_bytes(ctx.arg(2));
+  std::size_t id_at = static_cast<std::size_t>(sent_id.data() - all.data());
+  ctx.propagate(ctx.argc(), all.substr(0, id_at), std::span<const std::string_view>(&id_text, 1),
+                all.substr(id_at + sent_id.size()));
+  return true;
+}
+
+void propagate_encoded_xadd(Context& ctx, std::string_view key, std::string_view id_text,
+                            engine::TrimStrategy strategy, const engine::TrimResult* trim,
+                            std::span<const engine::FieldValue> fields, engine::RefPolicy policy,
+                            const engine::RefEffects* as_redis70) {
   if (!ctx.propagating()) return ctx.propagate_nothing();
   if (as_redis70) {
     // 7.0: the plain exact trim (none after an ACKED walk, which XDEL replays), then the rest.
     policy = engine::RefPolicy::kKeepRef;
     if (as_redis70->walked) trim = nullptr;
   }
-  // The common XADD, with no option, sent in canonical bytes: its record is the client's request
-  // with the ID it asked for ("*", "5-*", or one given) replaced by the ID it got, so the rest is
-  // copied in two pieces (about 50 instructions fewer per XADD than encoding `XADD key` again:
-  // bench/pipeline_cost.py, docs/benchmarks.md).
   std::size_t from = ctx.argc() - 2 * fields.size();
-  if (from == 3 && !trim && !as_redis70 && ctx.argv_is_request) {
-    std::string_view all = resp::raw_args(ctx.argv, 0);
-    if (!all.empty()) {
-      std::string_view sent_id = resp::arg_bytes(ctx.arg(2));
-      std::size_t id_at = static_cast<std::size_t>(sent_id.data() - all.data());
-      return ctx.propagate(ctx.argc(), all.substr(0, id_at),
-                           std::span<const std::string_view>(&id_text, 1),
-                           all.substr(id_at + sent_id.size()));
-    }
-  }
   std::string threshold;
   // Every other XADD a replica or the AOF receives is encoded here: the arguments before the fields
   // are at most 7, and the fields are encoded from where they are (no argument list).

@@ -39,11 +39,28 @@ bool refuse_without_redis70_form(Context& ctx, std::string_view what);
 // which removes the same entries on the same state (stream_refs.h). With `as_redis70` (the
 // trim's effects, see redis70_forms) the policy is replayed by 7.0 commands instead. `id_text` is
 // the generated ID as the reply wrote it (formatted once for both).
-void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text,
-                    engine::TrimStrategy strategy, const engine::TrimResult* trim,
-                    std::span<const engine::FieldValue> fields,
-                    engine::RefPolicy policy = engine::RefPolicy::kKeepRef,
-                    const engine::RefEffects* as_redis70 = nullptr);
+//
+// Two functions behind it: the common XADD's (a few registers) is tried first, so that it does
+// not pay for the stack and registers of the general one (about 15 instructions per XADD,
+// bench/pipeline_cost.py).
+// - propagate_plain_xadd: an XADD with no option (`XADD key id field value ...`, `field_count`
+//   pairs) sent in canonical bytes: its record is the client's request with the ID it asked for
+//   ("*", "5-*", or one given) replaced by `id_text`, the rest copied. True when it propagated
+//   (or there is nothing to propagate to); false for any other XADD, with nothing done.
+// - propagate_encoded_xadd: any XADD, encoded.
+bool propagate_plain_xadd(Context& ctx, std::string_view id_text, std::size_t field_count);
+void propagate_encoded_xadd(Context& ctx, std::string_view key, std::string_view id_text,
+                            engine::TrimStrategy strategy, const engine::TrimResult* trim,
+                            std::span<const engine::FieldValue> fields, engine::RefPolicy policy,
+                            const engine::RefEffects* as_redis70);
+inline void propagate_xadd(Context& ctx, std::string_view key, std::string_view id_text,
+                           engine::TrimStrategy strategy, const engine::TrimResult* trim,
+                           std::span<const engine::FieldValue> fields,
+                           engine::RefPolicy policy = engine::RefPolicy::kKeepRef,
+                           const engine::RefEffects* as_redis70 = nullptr) {
+  if (!trim && !as_redis70 && propagate_plain_xadd(ctx, id_text, fields.size())) return;
+  propagate_encoded_xadd(ctx, key, id_text, strategy, trim, fields, policy, as_redis70);
+}
 // XTRIM key MAXLEN = n | MINID = id [DELREF|ACKED]: the exact form of any trim (`as_redis70` as
 // for propagate_xadd).
 void propagate_xtrim(Context& ctx, std::string_view key, engine::TrimStrategy strategy,
