@@ -2,7 +2,8 @@
 a Redis replica speaks: the handshake (PING, REPLCONF listening-port / capa), PSYNC ? -1 and its
 +FULLRESYNC, the snapshot in $EOF: framing (capa eof) or $<len> framing (without it), then the
 command stream byte for byte with its offsets as INFO and ROLE count them, +CONTINUE after a
-reconnect with exactly the missed bytes, WAIT with REPLCONF GETACK / ACK, min-replicas-to-write,
+reconnect with exactly the missed bytes, a pipeline's writes in order (ROLE inside it counting
+those before it), WAIT with REPLCONF GETACK / ACK, min-replicas-to-write,
 and the replica link as CLIENT LIST shows it (flags=S).
 
 Skips (exit 0, SKIPPED line) only when the streamd binary does not exist.
@@ -307,6 +308,37 @@ class ReplicationMasterTest(unittest.TestCase):
         pipe = client.pipeline(transaction=True)
         pipe.execute_command("WAIT", "5", "0")
         self.assertEqual(pipe.execute(), [1])
+
+    def test_a_pipelines_writes_reach_the_replica_in_order_with_their_offsets(self):
+        # The writes of one batch are fed together when it ends (Server::BatchScope); ROLE in the
+        # middle of the batch counts those before it, a SELECT makes the next write follow them,
+        # and the replica receives every byte in order. (The master may PING once, at its first
+        # cron with a replica; the period keeps it from pinging again.)
+        self.call("CONFIG", "SET", "repl-ping-replica-period", "3600")
+        r, _, offset, _, _ = self.full_sync()
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        batch = [("SET", "p1", "1"), ("SET", "p2", "2"), ("ROLE",), ("SET", "p3", "3"),
+                 ("SELECT", "2"), ("SET", "p4", "4"), ("XADD", "s", "7-1", "f", "v")]
+        with self.server.client() as c:
+            c.send_raw(b"".join(enc(*cmd) for cmd in batch))
+            replies = [c.read_raw() for _ in batch]
+        self.assertEqual(replies[6], b"$3\r\n7-1\r\n")
+        expected = [enc("SELECT", "0"), enc("SET", "p1", "1"), enc("SET", "p2", "2"),
+                    enc("SET", "p3", "3"), enc("SELECT", "2"), enc("SET", "p4", "4"),
+                    enc("XADD", "s", "7-1", "f", "v")]
+        records, stream, role_offset = [], b"", None
+        while len(records) < len(expected):
+            args, raw = r.command()
+            stream += raw
+            if args != [b"PING"]:
+                records.append(raw)
+            if len(records) == 3 and role_offset is None:
+                role_offset = offset + len(stream)  # the stream up to SET p2
+        self.assertEqual(records, expected)
+        role = f"*3\r\n$6\r\nmaster\r\n:{role_offset}\r\n".encode()
+        self.assertTrue(replies[2].startswith(role), (replies[2], role_offset))
+        behind = int(info(self.server)["master_repl_offset"]) - (offset + len(stream))
+        self.assertIn(behind, (0, len(enc("PING"))))
 
     def test_min_replicas_to_write(self):
         self.call("CONFIG", "SET", "min-replicas-to-write", "1")
