@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (char cwd[4096]; ::getcwd(cwd, sizeof cwd) != nullptr) cfg.force_set("dir", cwd);
+  // CONFIG SET dir (where enable-protected-configs allows it) moves there too, as Redis does.
+  cfg.add_apply_hook({"dir"}, [&cfg]() -> std::optional<std::string> {
+    if (::chdir(cfg.dir().c_str()) != 0) return std::string(std::strerror(errno));
+    return std::nullopt;
+  });
   net::Settings settings = net::settings_from(cfg);
 
   if (std::string err = net::setup_logging(cfg.logfile(), settings.loglevel); !err.empty()) {
@@ -162,6 +167,10 @@ int main(int argc, char** argv) {
   spdlog::warn("streamd version={}, bits={}, pid={}, port={}, config file={}, just started",
                kVersion, sizeof(void*) * 8, getpid(), settings.port,
                config_file.empty() ? "(none)" : config_file);
+  for (std::string_view name : cfg.set_without_effect()) {
+    spdlog::warn("'{}' is set to '{}': streamd accepts this Redis directive but does not act on it",
+                 name, cfg.get(name).value_or(""));
+  }
   if (config_file.empty()) {
     spdlog::warn(
         "Warning: no config file specified, using the default config. In order to specify a "

@@ -3,6 +3,7 @@
 // notify-keyspace-events). Behaviour follows redis-server 7.0.15 as observed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -362,6 +363,68 @@ std::vector<std::string> replicaof_rewrite(const Value& v, const Value&, bool) {
   return {rewrite_arg(list[0]) + " " + rewrite_arg(list[1])};
 }
 
+// ---- oom-score-adj-values: three integers (master, replica, background child) ----
+
+Value oom_values_initial() {
+  return std::vector<std::string>{};
+}
+
+std::optional<std::string> oom_values_parse(std::span<const std::string> args, Value& v, bool) {
+  if (args.size() != 3) return std::string(msg::kWrongArgCount);
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    auto n = parse_loose_int(a);
+    if (!n || *n < -2000 || *n > 2000) return std::string(msg::kOomScoreAdjValues);
+    out.push_back(std::to_string(*n));
+  }
+  v = std::move(out);
+  return std::nullopt;
+}
+
+std::vector<std::string> words_rewrite(const Value& v, const Value& def, bool in_file) {
+  if (!in_file && v == def) return {};
+  return {join(std::get<std::vector<std::string>>(v))};
+}
+
+// ---- shutdown-on-sigint / shutdown-on-sigterm: flags, as Redis's multi-argument enums ----
+
+// Redis's order, which both the error text and CONFIG GET follow.
+constexpr EnumName kShutdownFlags[] = {
+    {"default", 0}, {"save", 1}, {"nosave", 2}, {"now", 4}, {"force", 8}};
+constexpr std::string_view kShutdownFlagNames[] = {"default", "save", "nosave", "now", "force"};
+
+Value shutdown_initial() {
+  return std::int64_t{0};
+}
+
+std::optional<std::string> shutdown_parse(std::span<const std::string> args, Value& v, bool) {
+  std::int64_t flags = 0;
+  for (const auto& a : args) {
+    auto it = std::find_if(std::begin(kShutdownFlags), std::end(kShutdownFlags),
+                           [&](const EnumName& e) { return text::iequals(e.name, a); });
+    if (it == std::end(kShutdownFlags)) return msg::not_one_of(kShutdownFlagNames);
+    flags |= it->value;
+  }
+  if ((flags & 1) && (flags & 2)) return std::string(msg::kShutdownSaveNosave);
+  v = flags;
+  return std::nullopt;
+}
+
+std::string shutdown_format(const Value& v) {
+  const std::int64_t flags = std::get<std::int64_t>(v);
+  std::vector<std::string> names;
+  for (const EnumName& e : kShutdownFlags) {
+    if (e.value == flags) return std::string(e.name);  // "default", or a single flag
+    if (e.value != 0 && (flags & e.value)) names.emplace_back(e.name);
+  }
+  return join(names);
+}
+
+std::vector<std::string> shutdown_rewrite(const Value& v, const Value& def, bool in_file) {
+  if (!in_file && v == def) return {};
+  return {shutdown_format(v)};
+}
+
 }  // namespace
 
 const SpecialCodec kReplicaofCodec{
@@ -376,6 +439,10 @@ const SpecialCodec kNotifyEventsCodec{
     notify_initial, notify_parse, notify_format, notify_rewrite, 1, 1, false};
 const SpecialCodec kGlobListCodec{globs_initial, globs_parse, bind_format, globs_rewrite, 1,
                                   kUnbounded,    true};
+const SpecialCodec kOomScoreAdjValuesCodec{
+    oom_values_initial, oom_values_parse, bind_format, words_rewrite, 1, kUnbounded, true};
+const SpecialCodec kShutdownOnSignalCodec{
+    shutdown_initial, shutdown_parse, shutdown_format, shutdown_rewrite, 1, kUnbounded, true};
 const SpecialCodec kPercentilesCodec{percentiles_initial,
                                      percentiles_parse,
                                      percentiles_format,

@@ -101,6 +101,8 @@ void Config::fill_cache() {
   ptr("hz", c_.hz);
   ptr("notify-keyspace-events", c_.notify_keyspace_events);
   ptr("enable-debug-command", c_.enable_debug_command);
+  ptr("enable-protected-configs", c_.enable_protected_configs);
+  ptr("protected-mode", c_.protected_mode);
   ptr("maxmemory", c_.maxmemory);
   ptr("maxmemory-policy", c_.maxmemory_policy);
   ptr("stream-node-max-entries", c_.stream_node_max_entries);
@@ -145,6 +147,14 @@ bool Config::is_default(std::string_view name) const {
   return d && values_[index_of(*d)] == defaults_[index_of(*d)];
 }
 
+std::vector<std::string_view> Config::set_without_effect() const {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    if (table_[i].without_effect && values_[i] != defaults_[i]) out.push_back(table_[i].name);
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> Config::get_matching(
     std::span<const std::string_view> patterns) const {
   std::vector<std::pair<std::string, std::string>> out;
@@ -167,21 +177,23 @@ std::vector<std::pair<std::string, std::string>> Config::get_matching(
   return out;
 }
 
-std::optional<std::string> Config::set(std::span<const std::string_view> args) {
-  return set_pairs(args, false);
+std::optional<std::string> Config::set(std::span<const std::string_view> args,
+                                       bool allow_protected) {
+  return set_pairs(args, false, allow_protected);
 }
 
 std::optional<std::string> Config::set(std::string_view name, std::string_view value) {
   const std::string_view args[] = {name, value};
-  return set_pairs(args, false);
+  return set_pairs(args, false, false);
 }
 
 std::optional<std::string> Config::force_set(std::string_view name, std::string_view value) {
   const std::string_view args[] = {name, value};
-  return set_pairs(args, true);
+  return set_pairs(args, true, true);
 }
 
-std::optional<std::string> Config::set_pairs(std::span<const std::string_view> args, bool force) {
+std::optional<std::string> Config::set_pairs(std::span<const std::string_view> args, bool force,
+                                             bool allow_protected) {
   if (args.empty() || args.size() % 2 != 0) return std::string(msg::kSyntaxError);
   const std::size_t pairs = args.size() / 2;
 
@@ -195,7 +207,7 @@ std::optional<std::string> Config::set_pairs(std::span<const std::string_view> a
     if (!force && d->mutability == Mutability::kImmutable) {
       return msg::set_failed(name, msg::kImmutable);
     }
-    if (!force && d->mutability == Mutability::kProtected) {
+    if (!allow_protected && d->mutability == Mutability::kProtected) {
       return msg::set_failed(name, msg::kProtected);
     }
     for (std::size_t q = 0; q < p; ++q) {

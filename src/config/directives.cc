@@ -1,5 +1,8 @@
 // streamd's directives table. One row per directive; see directive.h for the row builders.
 // Bounds, defaults and mutability are redis-server 7.0.15's unless a comment says otherwise.
+#include <algorithm>
+#include <array>
+
 #include "messages.h"
 #include "streamd/config/directive.h"
 
@@ -39,11 +42,25 @@ constexpr EnumName kTlsAuthClients[] = {
     {"optional", static_cast<std::int64_t>(TlsAuthClients::kOptional)},
 };
 
-constexpr EnumName kDebugCommand[] = {
-    {"no", static_cast<std::int64_t>(DebugCommand::kNo)},
-    {"yes", static_cast<std::int64_t>(DebugCommand::kYes)},
-    {"local", static_cast<std::int64_t>(DebugCommand::kLocal)},
+constexpr EnumName kLocalPermission[] = {
+    {"no", static_cast<std::int64_t>(LocalPermission::kNo)},
+    {"yes", static_cast<std::int64_t>(LocalPermission::kYes)},
+    {"local", static_cast<std::int64_t>(LocalPermission::kLocal)},
 };
+
+// ---- enumerations of Redis's directives that streamd accepts without acting on them ----
+constexpr EnumName kAclPubsubDefault[] = {{"allchannels", 1}, {"resetchannels", 0}};
+constexpr EnumName kEndpointTypes[] = {{"ip", 0}, {"hostname", 1}, {"unknown-endpoint", 2}};
+// "yes" is "relative" (CONFIG GET shows the first name of a value, as Redis).
+constexpr EnumName kOomScoreAdj[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}};
+constexpr EnumName kPropagationErrorBehavior[] = {
+    {"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}};
+constexpr EnumName kDisklessLoad[] = {{"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}};
+constexpr EnumName kSanitizeDumpPayload[] = {{"no", 0}, {"yes", 1}, {"clients", 2}};
+constexpr EnumName kSupervised[] = {{"upstart", 1}, {"systemd", 2}, {"auto", 3}, {"no", 0}};
+constexpr EnumName kSyslogFacility[] = {{"user", 8},     {"local0", 128}, {"local1", 136},
+                                        {"local2", 144}, {"local3", 152}, {"local4", 160},
+                                        {"local5", 168}, {"local6", 176}, {"local7", 184}};
 
 std::string_view name_in(std::span<const EnumName> names, std::int64_t v) {
   for (const auto& e : names) {
@@ -88,6 +105,41 @@ std::optional<std::string> check_rdb_version(Value& v) {
   return std::nullopt;
 }
 
+// cluster-enabled is accepted as "no" only: streamd is never a cluster node, and a server that
+// took "yes" and answered as a standalone one would mislead cluster clients.
+std::optional<std::string> check_not_cluster(Value& v) {
+  if (std::get<bool>(v)) return std::string(msg::kClusterMode);
+  return std::nullopt;
+}
+
+// proc-title-template: Redis's variables only, braces balanced, something left once {title}
+// and {server-mode} (both may expand to nothing) are taken out. streamd does not set its
+// process title; the check keeps a file Redis would refuse from loading here.
+std::optional<std::string> check_proc_title(Value& v) {
+  static constexpr std::array<std::string_view, 7> kVariables = {
+      "{title}",    "{listen-addr}", "{server-mode}", "{port}",
+      "{tls-port}", "{unixsocket}",  "{config-file}"};
+  const auto& t = std::get<std::string>(v);
+  bool solid = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '}') return std::string(msg::kProcTitleTemplate);
+    if (t[i] != '{') {
+      solid = solid || t[i] != ' ';
+      continue;
+    }
+    const std::size_t end = t.find('}', i);
+    if (end == std::string::npos) return std::string(msg::kProcTitleTemplate);
+    const std::string_view var = std::string_view(t).substr(i, end - i + 1);
+    if (std::find(kVariables.begin(), kVariables.end(), var) == kVariables.end()) {
+      return std::string(msg::kProcTitleTemplate);
+    }
+    solid = solid || (var != "{title}" && var != "{server-mode}");
+    i = end;
+  }
+  if (!solid) return std::string(msg::kProcTitleTemplate);
+  return std::nullopt;
+}
+
 constexpr std::uint64_t kMb = 1024 * 1024;
 
 // Redis 5's replica names stay accepted as aliases (CONFIG GET answers under the name asked).
@@ -100,6 +152,20 @@ constexpr std::string_view kServeStaleAliases[] = {"slave-serve-stale-data"};
 constexpr std::string_view kReplicaPriorityAliases[] = {"slave-priority"};
 constexpr std::string_view kAnnounceIpAliases[] = {"slave-announce-ip"};
 constexpr std::string_view kAnnouncePortAliases[] = {"slave-announce-port"};
+constexpr std::string_view kBusyReplyAliases[] = {"lua-time-limit"};
+constexpr std::string_view kNoFailoverAliases[] = {"cluster-slave-no-failover"};
+constexpr std::string_view kValidityFactorAliases[] = {"cluster-slave-validity-factor"};
+constexpr std::string_view kHashEntriesAliases[] = {"hash-max-ziplist-entries"};
+constexpr std::string_view kHashValueAliases[] = {"hash-max-ziplist-value"};
+constexpr std::string_view kListSizeAliases[] = {"list-max-ziplist-size"};
+constexpr std::string_view kZsetEntriesAliases[] = {"zset-max-ziplist-entries"};
+constexpr std::string_view kZsetValueAliases[] = {"zset-max-ziplist-value"};
+constexpr std::string_view kIgnoreMaxmemoryAliases[] = {"slave-ignore-maxmemory"};
+constexpr std::string_view kLazyFlushAliases[] = {"slave-lazy-flush"};
+constexpr std::string_view kServerCpulistAliases[] = {"server_cpulist"};
+constexpr std::string_view kBioCpulistAliases[] = {"bio_cpulist"};
+constexpr std::string_view kAofRewriteCpulistAliases[] = {"aof_rewrite_cpulist"};
+constexpr std::string_view kBgsaveCpulistAliases[] = {"bgsave_cpulist"};
 
 const Directive kDirectives[] = {
     // ---- network ----
@@ -172,7 +238,7 @@ const Directive kDirectives[] = {
     string_row("pidfile", "").immutable(),
     int_row("hz", "10", 0, kIntMax).with_check(clamp_hz),
     special_row("notify-keyspace-events", "", kNotifyEventsCodec),
-    enum_row("enable-debug-command", "no", kDebugCommand).immutable(),
+    enum_row("enable-debug-command", "no", kLocalPermission).immutable(),
 
     // ---- memory ----
     memory_row("maxmemory", "0", 0, kULongMax),
@@ -233,6 +299,136 @@ const Directive kDirectives[] = {
     bool_row("latency-tracking", "yes"),
     special_row("latency-tracking-info-percentiles", "50 99 99.9", kPercentilesCodec),
     int_row("latency-monitor-threshold", "0", 0, kLongMax),
+
+    // ---- security (Redis's) ----
+    // Without requirepass, TCP clients from other than a loopback address get Redis's -DENIED
+    // line and are closed (net/listener.cc).
+    bool_row("protected-mode", "yes"),
+    // CONFIG SET of the protected directives (dir, dbfilename): no, yes, or local clients only.
+    enum_row("enable-protected-configs", "no", kLocalPermission).immutable(),
+
+    // ---- Redis's directives that streamd accepts and does not act on ----
+    // So that a stock redis.conf (Debian's, Redis's own) loads unchanged. Types, bounds,
+    // defaults and mutability are Redis's (7.0.15's; 7.2/7.4 for the directives those added;
+    // maxmemory-samples takes 7.4's bound of 64). Left out on purpose, so that a file naming
+    // them stops startup: aclfile and user (no ACLs: a user's restrictions must not be
+    // silently dropped), maxmemory-clients (no client eviction), loadmodule, and Redis's hidden
+    // test-only directives.
+    enum_row("acl-pubsub-default", "resetchannels", kAclPubsubDefault).no_effect(),
+    int_row("acllog-max-len", "128", 0, kLongMax).no_effect(),
+    bool_row("activedefrag", "no").no_effect(),
+    int_row("active-defrag-cycle-max", "25", 1, 99).no_effect(),
+    int_row("active-defrag-cycle-min", "1", 1, 99).no_effect(),
+    memory_row("active-defrag-ignore-bytes", "100mb", 1, kLongMax).no_effect(),
+    int_row("active-defrag-max-scan-fields", "1000", 1, kLongMax).no_effect(),
+    int_row("active-defrag-threshold-lower", "10", 0, 1000).no_effect(),
+    int_row("active-defrag-threshold-upper", "100", 0, 1000).no_effect(),
+    int_row("active-expire-effort", "1", 1, 10).no_effect(),
+    bool_row("activerehashing", "yes").no_effect(),
+    bool_row("always-show-logo", "no").immutable().no_effect(),
+    string_row("aof-rewrite-cpulist", "")
+        .immutable()
+        .with_aliases(kAofRewriteCpulistAliases)
+        .no_effect(),
+    bool_row("aof-rewrite-incremental-fsync", "yes").no_effect(),
+    bool_row("aof-timestamp-enabled", "no").no_effect(),
+    string_row("bgsave-cpulist", "").immutable().with_aliases(kBgsaveCpulistAliases).no_effect(),
+    string_row("bind-source-addr", "").no_effect(),
+    string_row("bio-cpulist", "").immutable().with_aliases(kBioCpulistAliases).no_effect(),
+    int_row("busy-reply-threshold", "5000", 0, kLongMax)
+        .with_aliases(kBusyReplyAliases)
+        .no_effect(),
+    bool_row("cluster-allow-pubsubshard-when-down", "yes").no_effect(),
+    bool_row("cluster-allow-reads-when-down", "no").no_effect(),
+    bool_row("cluster-allow-replica-migration", "yes").no_effect(),
+    int_row("cluster-announce-bus-port", "0", 0, 65535).no_effect(),
+    string_row("cluster-announce-hostname", "").no_effect(),
+    string_row("cluster-announce-human-nodename", "").no_effect(),
+    string_row("cluster-announce-ip", "").no_effect(),
+    int_row("cluster-announce-port", "0", 0, 65535).no_effect(),
+    int_row("cluster-announce-tls-port", "0", 0, 65535).no_effect(),
+    string_row("cluster-config-file", "nodes.conf").immutable().no_effect(),
+    bool_row("cluster-enabled", "no").immutable().with_check(check_not_cluster).no_effect(),
+    memory_row("cluster-link-sendbuf-limit", "0", 0, kULongMax).no_effect(),
+    int_row("cluster-migration-barrier", "1", 0, kIntMax).no_effect(),
+    int_row("cluster-node-timeout", "15000", 0, kLongMax).no_effect(),
+    int_row("cluster-port", "0", 0, 65535).immutable().no_effect(),
+    enum_row("cluster-preferred-endpoint-type", "ip", kEndpointTypes).no_effect(),
+    bool_row("cluster-replica-no-failover", "no").with_aliases(kNoFailoverAliases).no_effect(),
+    int_row("cluster-replica-validity-factor", "10", 0, kIntMax)
+        .with_aliases(kValidityFactorAliases)
+        .no_effect(),
+    bool_row("cluster-require-full-coverage", "yes").no_effect(),
+    bool_row("crash-log-enabled", "yes").no_effect(),
+    bool_row("crash-memcheck-enabled", "yes").no_effect(),
+    bool_row("disable-thp", "yes").immutable().no_effect(),
+    bool_row("dynamic-hz", "yes").no_effect(),
+    enum_row("enable-module-command", "no", kLocalPermission).immutable().no_effect(),
+    int_row("hash-max-listpack-entries", "512", 0, kLongMax)
+        .with_aliases(kHashEntriesAliases)
+        .no_effect(),
+    memory_row("hash-max-listpack-value", "64", 0, kLongMax)
+        .with_aliases(kHashValueAliases)
+        .no_effect(),
+    bool_row("hide-user-data-from-log", "no").no_effect(),
+    memory_row("hll-sparse-max-bytes", "3000", 0, kLongMax).no_effect(),
+    string_row("ignore-warnings", "").no_effect(),
+    int_row("io-threads", "1", 1, 128).immutable().no_effect(),
+    bool_row("io-threads-do-reads", "no").immutable().no_effect(),
+    bool_row("jemalloc-bg-thread", "yes").no_effect(),
+    bool_row("lazyfree-lazy-eviction", "no").no_effect(),
+    bool_row("lazyfree-lazy-expire", "no").no_effect(),
+    bool_row("lazyfree-lazy-server-del", "no").no_effect(),
+    bool_row("lazyfree-lazy-user-del", "no").no_effect(),
+    bool_row("lazyfree-lazy-user-flush", "no").no_effect(),
+    int_row("lfu-decay-time", "1", 0, kIntMax).no_effect(),
+    int_row("lfu-log-factor", "10", 0, kIntMax).no_effect(),
+    int_row("list-compress-depth", "0", 0, kIntMax).no_effect(),
+    int_row("list-max-listpack-size", "-2", -kIntMax - 1, kIntMax)
+        .with_aliases(kListSizeAliases)
+        .no_effect(),
+    string_row("locale-collate", "").no_effect(),
+    int_row("max-new-connections-per-cycle", "10", 1, 1000).no_effect(),
+    int_row("max-new-tls-connections-per-cycle", "1", 1, 1000).no_effect(),
+    int_row("maxmemory-eviction-tenacity", "10", 0, 100).no_effect(),
+    int_row("maxmemory-samples", "5", 1, 64).no_effect(),
+    bool_row("no-appendfsync-on-rewrite", "no").no_effect(),
+    enum_row("oom-score-adj", "no", kOomScoreAdj).no_effect(),
+    special_row("oom-score-adj-values", "0 200 800", kOomScoreAdjValuesCodec).no_effect(),
+    string_row("proc-title-template", "{title} {listen-addr} {server-mode}")
+        .with_check(check_proc_title)
+        .no_effect(),
+    enum_row("propagation-error-behavior", "ignore", kPropagationErrorBehavior).no_effect(),
+    bool_row("rdb-del-sync-files", "no").no_effect(),
+    bool_row("rdb-save-incremental-fsync", "yes").no_effect(),
+    bool_row("repl-disable-tcp-nodelay", "no").no_effect(),
+    enum_row("repl-diskless-load", "disabled", kDisklessLoad).no_effect(),
+    bool_row("replica-ignore-disk-write-errors", "no").no_effect(),
+    bool_row("replica-ignore-maxmemory", "yes").with_aliases(kIgnoreMaxmemoryAliases).no_effect(),
+    bool_row("replica-lazy-flush", "no").with_aliases(kLazyFlushAliases).no_effect(),
+    enum_row("sanitize-dump-payload", "no", kSanitizeDumpPayload).no_effect(),
+    string_row("server-cpulist", "").immutable().with_aliases(kServerCpulistAliases).no_effect(),
+    int_row("set-max-intset-entries", "512", 0, kLongMax).no_effect(),
+    int_row("set-max-listpack-entries", "128", 0, kLongMax).no_effect(),
+    int_row("set-max-listpack-value", "64", 0, kLongMax).no_effect(),
+    bool_row("set-proc-title", "yes").immutable().no_effect(),
+    special_row("shutdown-on-sigint", "default", kShutdownOnSignalCodec).no_effect(),
+    special_row("shutdown-on-sigterm", "default", kShutdownOnSignalCodec).no_effect(),
+    int_row("shutdown-timeout", "10", 0, kIntMax).no_effect(),
+    int_row("socket-mark-id", "0", 0, kUintMax).immutable().no_effect(),
+    enum_row("supervised", "no", kSupervised).immutable().no_effect(),
+    bool_row("syslog-enabled", "no").immutable().no_effect(),
+    enum_row("syslog-facility", "local0", kSyslogFacility).immutable().no_effect(),
+    string_row("syslog-ident", "redis").immutable().no_effect(),
+    bool_row("tls-cluster", "no").no_effect(),
+    string_row("tls-dh-params-file", "").no_effect(),
+    int_row("tracking-table-max-keys", "1000000", 0, kLongMax).no_effect(),
+    int_row("zset-max-listpack-entries", "128", 0, kLongMax)
+        .with_aliases(kZsetEntriesAliases)
+        .no_effect(),
+    memory_row("zset-max-listpack-value", "64", 0, kLongMax)
+        .with_aliases(kZsetValueAliases)
+        .no_effect(),
 };
 
 }  // namespace
@@ -253,8 +449,8 @@ std::string_view to_string(MaxmemoryPolicy v) {
 std::string_view to_string(TlsAuthClients v) {
   return name_in(kTlsAuthClients, static_cast<std::int64_t>(v));
 }
-std::string_view to_string(DebugCommand v) {
-  return name_in(kDebugCommand, static_cast<std::int64_t>(v));
+std::string_view to_string(LocalPermission v) {
+  return name_in(kLocalPermission, static_cast<std::int64_t>(v));
 }
 
 }  // namespace streamd::config

@@ -41,6 +41,14 @@ inline constexpr std::string_view kInvalidPercentiles =
     "Invalid latency-tracking-info-percentiles parameters";
 inline constexpr std::string_view kPercentilesRange =
     "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+inline constexpr std::string_view kOomScoreAdjValues =
+    "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+inline constexpr std::string_view kShutdownSaveNosave =
+    "shutdown options SAVE and NOSAVE can't be used simultaneously";
+inline constexpr std::string_view kProcTitleTemplate =
+    "template format is invalid or contains unknown variables";
+// streamd's own: a single server, never a cluster node.
+inline constexpr std::string_view kClusterMode = "streamd does not run in cluster mode";
 // rename-command lines, checked against the command table at startup.
 inline constexpr std::string_view kRenameNoSuchCommand = "No such command in rename-command";
 inline constexpr std::string_view kRenameTargetExists = "Target command name already exists";

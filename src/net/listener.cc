@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
@@ -217,14 +218,14 @@ void FrontEnd::start_accepting() {
   }
 }
 
-void FrontEnd::reject(Connection::Socket& socket, bool tls) {
-  // As Redis: a best-effort write of the error, then close (the socket is new, so the short
-  // message fits in the kernel buffer).
-  static const std::string kReply = "-" + std::string(cmd::errors::kMaxClients) + "\r\n";
+void FrontEnd::reject(Connection::Socket& socket, bool tls, std::string_view reply) {
+  // As Redis: a best-effort write of the error, then close (the socket is new, so the message
+  // fits in the kernel buffer).
+  const std::string line = fmt::format("-{}\r\n", reply);
   asio::error_code ec;
   socket.non_blocking(true, ec);
   // A TLS client could not read plain text; it just sees the connection close.
-  if (!tls) socket.write_some(asio::buffer(kReply), ec);
+  if (!tls) socket.write_some(asio::buffer(line), ec);
   socket.close(ec);
   ++server_.stats().rejected_connections;
 }
@@ -244,7 +245,7 @@ void FrontEnd::reap_hung_up() {
 void FrontEnd::on_accept(Connection::Socket socket, bool is_unix, bool tls) {
   if (conns_.size() >= settings_.maxclients) reap_hung_up();
   if (conns_.size() >= settings_.maxclients) {
-    reject(socket, tls);
+    reject(socket, tls, cmd::errors::kMaxClients);
     return;
   }
   asio::error_code ec;
@@ -266,6 +267,11 @@ void FrontEnd::on_accept(Connection::Socket socket, bool is_unix, bool tls) {
   } else {
     session->addr = peer_address(fd, false);
     session->laddr = peer_address(fd, true);
+  }
+  // protected-mode: without a password, only local clients (Redis checks this on accept).
+  if (cfg_.protected_mode() && cfg_.requirepass().empty() && !session->local()) {
+    reject(socket, tls, cmd::errors::kProtectedMode);
+    return;
   }
   session->created_ms = server_.clock().now_ms();
   session->last_interaction_ms = session->created_ms;

@@ -116,6 +116,8 @@ class Config {
   // The CONFIG GET text of one directive; nullopt if unknown.
   std::optional<std::string> get(std::string_view name) const;
   bool is_default(std::string_view name) const;
+  // The directives marked no_effect() whose value is not their default (startup warns of them).
+  std::vector<std::string_view> set_without_effect() const;
 
   // A reference to a directive's storage (see values.h for which T each type uses). Aborts if
   // the name is unknown or T is wrong: that is a programming error, caught at startup.
@@ -134,8 +136,10 @@ class Config {
       std::span<const std::string_view> patterns) const;
 
   // CONFIG SET name value [name value ...] (args holds the pairs): all or nothing. Returns the
-  // error line (without the leading '-') or nullopt on success.
-  std::optional<std::string> set(std::span<const std::string_view> args);
+  // error line (without the leading '-') or nullopt on success. Protected directives change only
+  // with `allow_protected` (the CONFIG command decides it from enable-protected-configs).
+  std::optional<std::string> set(std::span<const std::string_view> args,
+                                 bool allow_protected = false);
   std::optional<std::string> set(std::string_view name, std::string_view value);
   // Like set() but also for immutable and protected directives: for the server itself (for
   // example main recording the absolute `dir` it changed into).
@@ -183,9 +187,13 @@ class Config {
   std::uint32_t notify_keyspace_events() const {
     return static_cast<std::uint32_t>(*c_.notify_keyspace_events);
   }
-  DebugCommand enable_debug_command() const {
-    return static_cast<DebugCommand>(*c_.enable_debug_command);
+  LocalPermission enable_debug_command() const {
+    return static_cast<LocalPermission>(*c_.enable_debug_command);
   }
+  LocalPermission enable_protected_configs() const {
+    return static_cast<LocalPermission>(*c_.enable_protected_configs);
+  }
+  bool protected_mode() const { return *c_.protected_mode; }
   std::uint64_t maxmemory() const { return *c_.maxmemory; }
   MaxmemoryPolicy maxmemory_policy() const {
     return static_cast<MaxmemoryPolicy>(*c_.maxmemory_policy);
@@ -215,12 +223,13 @@ class Config {
   struct Cache {
     const std::int64_t *port, *unixsocketperm, *tcp_backlog, *tcp_keepalive, *timeout, *maxclients,
         *databases, *loglevel, *hz, *notify_keyspace_events, *enable_debug_command,
-        *maxmemory_policy, *stream_node_max_entries, *appendfsync, *auto_aof_rewrite_percentage,
-        *slowlog_log_slower_than, *slowlog_max_len, *latency_monitor_threshold;
+        *enable_protected_configs, *maxmemory_policy, *stream_node_max_entries, *appendfsync,
+        *auto_aof_rewrite_percentage, *slowlog_log_slower_than, *slowlog_max_len,
+        *latency_monitor_threshold;
     const std::uint64_t *proto_max_bulk_len, *client_query_buffer_limit, *maxmemory,
         *stream_node_max_bytes, *auto_aof_rewrite_min_size;
     const bool *daemonize, *appendonly, *aof_load_truncated, *aof_use_rdb_preamble,
-        *latency_tracking;
+        *latency_tracking, *protected_mode;
     const std::string *unixsocket, *dir, *requirepass, *logfile, *pidfile, *appenddirname,
         *appendfilename;
     const std::vector<std::string>*bind, *latency_tracking_info_percentiles;
@@ -239,7 +248,9 @@ class Config {
   }
   const Value& value_of(std::string_view name, std::size_t alternative) const;
   void fill_cache();
-  std::optional<std::string> set_pairs(std::span<const std::string_view> args, bool force);
+  // force: every directive (force_set); allow_protected: protected ones too (CONFIG SET).
+  std::optional<std::string> set_pairs(std::span<const std::string_view> args, bool force,
+                                       bool allow_protected);
   std::optional<LoadError> load_text_into(std::string_view text, LoadState& st) const;
   std::optional<LoadError> load_file_into(const std::string& path, LoadState& st) const;
   std::optional<LoadError> apply_line(std::string_view line, int line_no, LoadState& st) const;

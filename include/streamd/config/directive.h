@@ -36,8 +36,8 @@ enum class Type : std::uint8_t {
 enum class Mutability : std::uint8_t {
   kMutable,    // CONFIG SET may change it
   kImmutable,  // startup only: "can't set immutable config"
-  kProtected,  // startup only (Redis's enable-protected-configs is not supported):
-               // "can't set protected config"
+  kProtected,  // CONFIG SET only where enable-protected-configs allows it (yes, or local for a
+               // local client); else "can't set protected config"
 };
 
 struct EnumName {
@@ -85,6 +85,10 @@ struct Directive {
   std::span<const std::string_view> aliases{};
   const SpecialCodec* special = nullptr;
   CheckFn check = nullptr;
+  // A redis.conf directive streamd accepts, validates, shows and rewrites as Redis does, but
+  // does not act on (the lazyfree-*, hash-* and cluster-* families...): a stock redis.conf must
+  // load. Set to anything but its default, startup logs a warning naming it.
+  bool without_effect = false;
 
   constexpr Directive immutable() const {
     Directive d = *this;
@@ -99,6 +103,11 @@ struct Directive {
   constexpr Directive with_aliases(std::span<const std::string_view> a) const {
     Directive d = *this;
     d.aliases = a;
+    return d;
+  }
+  constexpr Directive no_effect() const {
+    Directive d = *this;
+    d.without_effect = true;
     return d;
   }
   constexpr Directive with_check(CheckFn fn) const {
@@ -154,6 +163,9 @@ extern const SpecialCodec kNotifyEventsCodec;
 extern const SpecialCodec kPercentilesCodec;
 extern const SpecialCodec kGlobListCodec;
 extern const SpecialCodec kReplicaofCodec;
+// Redis's directives streamd accepts without acting on them (their rows are no_effect()).
+extern const SpecialCodec kOomScoreAdjValuesCodec;
+extern const SpecialCodec kShutdownOnSignalCodec;
 
 // ---- per-row operations (src/config/codec.cc) ----
 

@@ -30,8 +30,9 @@ enum class MaxmemoryPolicy : std::int64_t {
   kNoEviction,
 };
 
-// enable-debug-command.
-enum class DebugCommand : std::int64_t { kNo = 0, kYes = 1, kLocal = 2 };
+// enable-debug-command, enable-protected-configs, enable-module-command: whether a client may
+// use what they guard ("local": a unix socket client or one connected from a loopback address).
+enum class LocalPermission : std::int64_t { kNo = 0, kYes = 1, kLocal = 2 };
 
 // tls-auth-clients.
 enum class TlsAuthClients : std::int64_t { kNo = 0, kYes = 1, kOptional = 2 };
@@ -40,7 +41,7 @@ std::string_view to_string(LogLevel v);
 std::string_view to_string(TlsAuthClients v);
 std::string_view to_string(AppendFsync v);
 std::string_view to_string(MaxmemoryPolicy v);
-std::string_view to_string(DebugCommand v);
+std::string_view to_string(LocalPermission v);
 
 // One `save <seconds> <changes>` point.
 struct SavePoint {

@@ -143,7 +143,9 @@ class FrontEnd {
   bool setup_tls_client();
   void start_accepting();
   void on_accept(asio::generic::stream_protocol::socket socket, bool is_unix, bool tls);
-  void reject(asio::generic::stream_protocol::socket& socket, bool tls);
+  // Writes `reply` (an error line without '-' and CRLF; not to a TLS client, which could not
+  // read plain text) and closes the new connection, counted in rejected_connections.
+  void reject(asio::generic::stream_protocol::socket& socket, bool tls, std::string_view reply);
   void reap_hung_up();
   void reap_retired();
   void release_held();

@@ -24,7 +24,10 @@ void config_get(Context& ctx) {
 
 // CONFIG SET name value [name value ...]: all or nothing; the config layer words the errors.
 void config_set(Context& ctx) {
-  if (auto err = ctx.server.config().set(ctx.argv.subspan(2))) return ctx.reply.error(*err);
+  config::Config& cfg = ctx.server.config();
+  if (auto err = cfg.set(ctx.argv.subspan(2), permitted(ctx, cfg.enable_protected_configs()))) {
+    return ctx.reply.error(*err);
+  }
   ctx.reply.ok();
 }
 
@@ -57,21 +60,20 @@ constexpr std::string_view kAdminAcl = "admin slow dangerous";
 
 }  // namespace
 
-bool debug_allowed(Context& ctx) {
-  switch (ctx.server.config().enable_debug_command()) {
-    case config::DebugCommand::kYes:
+bool permitted(Context& ctx, config::LocalPermission p) {
+  switch (p) {
+    case config::LocalPermission::kYes:
       return true;
-    case config::DebugCommand::kNo:
+    case config::LocalPermission::kNo:
       return false;
-    case config::DebugCommand::kLocal:
+    case config::LocalPermission::kLocal:
       break;
   }
-  // "local": a unix socket client, or one connected from 127.0.0.1 or ::1 (as Redis decides).
-  const Session& s = ctx.session;
-  if (s.unix_socket) return true;
-  std::string_view ip = std::string_view(s.addr).substr(0, s.addr.rfind(':'));
-  if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
-  return ip == "127.0.0.1" || ip == "::1";
+  return ctx.session.local();
+}
+
+bool debug_allowed(Context& ctx) {
+  return permitted(ctx, ctx.server.config().enable_debug_command());
 }
 
 void register_config_command(CommandTable& t) {

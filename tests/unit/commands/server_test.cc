@@ -199,7 +199,7 @@ TEST_F(ServerTest, ConfigGetSet) {
   EXPECT_EQ(Run({"CONFIG", "HELP"}).substr(0, 4), "*11\r");
 }
 
-TEST_F(ServerTest, DebugIsGatedByEnableDebugCommand) {
+TEST_F(ServerTest, DebugIsGatedByEnableLocalPermission) {
   EXPECT_EQ(Run({"DEBUG", "SLEEP", "0"}),
             "-ERR DEBUG command not allowed. If the enable-debug-command option is set to "
             "\"local\", you can run it from a local connection, otherwise you need to set this "

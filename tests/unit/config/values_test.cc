@@ -77,7 +77,7 @@ TEST(ConfigValues, TypedAccessorsSeeDefaults) {
   EXPECT_EQ(cfg.loglevel(), LogLevel::kNotice);
   EXPECT_EQ(cfg.appendfsync(), AppendFsync::kEverySec);
   EXPECT_EQ(cfg.maxmemory_policy(), MaxmemoryPolicy::kNoEviction);
-  EXPECT_EQ(cfg.enable_debug_command(), DebugCommand::kNo);
+  EXPECT_EQ(cfg.enable_debug_command(), LocalPermission::kNo);
   EXPECT_TRUE(cfg.appendonly());
   EXPECT_FALSE(cfg.aof_use_rdb_preamble());
   EXPECT_EQ(cfg.proto_max_bulk_len(), 512ull * 1024 * 1024);

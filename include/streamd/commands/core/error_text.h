@@ -41,6 +41,22 @@ inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+// protected-mode: what a client from another host reads before the connection closes (newest
+// Redis's wording; 7.0 had "4) Setup a an authentication password").
+inline constexpr std::string_view kProtectedMode =
+    "DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Set up an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from the "
+    "outside.";
 inline constexpr std::string_view kUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 // A master became a replica (REPLICAOF host port) while clients were blocked.
 inline constexpr std::string_view kUnblockedStateChanged =

@@ -47,6 +47,15 @@ struct Session {
   int fd = -1;
   bool unix_socket = false;
 
+  // A unix socket client, or one connected from a loopback address (127.x.x.x or ::1), as Redis
+  // decides for protected-mode and the "local" of enable-debug-command / -protected-configs.
+  bool local() const {
+    if (unix_socket) return true;
+    std::string_view ip = std::string_view(addr).substr(0, addr.rfind(':'));
+    if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
+    return ip.starts_with("127.") || ip == "::1";
+  }
+
   int db = 0;
   resp::Protocol proto = resp::Protocol::kResp2;
   bool authenticated = true;  // false until AUTH when requirepass is set

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "streamd/commands/core/command_table.h"
+#include "streamd/config/values.h"
 
 namespace streamd::cmd {
 
@@ -11,6 +12,8 @@ class Context;
 // Adds the CONFIG container and its subcommands.
 void register_config_command(CommandTable& t);
 
+// Whether the client may do what a no / yes / local directive guards ("local": Session::local).
+bool permitted(Context& ctx, config::LocalPermission p);
 // enable-debug-command: "yes", or "local" for a client on a loopback or unix socket connection.
 bool debug_allowed(Context& ctx);
 
