@@ -202,7 +202,12 @@ int main(int argc, char** argv) {
   cmd::StreamSelection metrics_streams;  // which streams a scrape exports, on either port
   rest_server.set_stream_selection(&metrics_streams);
   metrics_server.set_stream_selection(&metrics_streams);
-  spdlog::info("Running mode=standalone, port={}.", settings.port);
+  net::log_banner({.version = kVersion,
+                   .mode = "standalone",
+                   .port = settings.port,
+                   .pid = static_cast<long>(getpid()),
+                   .forced = cfg.get("always-show-logo") == "yes"},
+                  cfg.logfile().empty() && ::isatty(STDOUT_FILENO) != 0);
 
   // Persistence: load the AOF (or create it) before accepting clients, or with appendonly no the
   // RDB file (Redis's precedence); at shutdown, before clients are closed, flush and fsync what

@@ -325,7 +325,7 @@ const Directive kDirectives[] = {
     int_row("active-defrag-threshold-upper", "100", 0, 1000).no_effect(),
     int_row("active-expire-effort", "1", 1, 10).no_effect(),
     bool_row("activerehashing", "yes").no_effect(),
-    bool_row("always-show-logo", "no").immutable().no_effect(),
+    bool_row("always-show-logo", "no").immutable(),
     string_row("aof-rewrite-cpulist", "")
         .immutable()
         .with_aliases(kAofRewriteCpulistAliases)

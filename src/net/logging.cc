@@ -78,6 +78,18 @@ std::string setup_logging(const std::string& logfile, std::string_view level) {
   return {};
 }
 
+void log_banner(const Banner& b, bool logs_to_terminal) {
+  if (!b.forced && !logs_to_terminal) {
+    spdlog::info("Running mode={}, port={}.", b.mode, b.port);
+    return;
+  }
+  spdlog::info("  .----------.");
+  spdlog::info("  | streamd  |   streamd {} (Redis protocol, streams first)", b.version);
+  spdlog::info("  |  >>>>>>  |   Running in {} mode", b.mode);
+  spdlog::info("  | >>>>>>>> |   Port: {}", b.port);
+  spdlog::info("  '----------'   PID: {}", b.pid);
+}
+
 void set_log_level(std::string_view level) {
   spdlog::level::level_enum l;
   if (to_spdlog_level(level, l)) spdlog::set_level(l);

@@ -93,6 +93,20 @@ class StockRedisConfTest(unittest.TestCase):
         self.assertIn("'lazyfree-lazy-user-del' is set to 'yes': streamd accepts this Redis "
                       "directive but does not act on it", server.log_text())
 
+    def test_always_show_logo_names_port_and_pid(self):
+        # Redis's own test harness finds a server it started by " PID: <pid>" before "Server
+        # initialized" in its log; without the logo Redis logs one "Running mode=" line.
+        server = servers.start_streamd("--always-show-logo", "yes")
+        self.addCleanup(server.cleanup)
+        log = server.log_text()
+        self.assertRegex(log, rf"(?s) PID: {server.proc.pid}\b.*Server initialized")
+        self.assertRegex(log, rf"\bPort: {server.port}\b")
+        self.assertNotIn("Running mode=", log)
+        plain = servers.start_streamd()
+        self.addCleanup(plain.cleanup)
+        self.assertIn(f"Running mode=standalone, port={plain.port}.", plain.log_text())
+        self.assertNotIn(f" PID: {plain.proc.pid}", plain.log_text())
+
 
 @needs_streamd
 @unittest.skipUnless(non_loopback_ipv4(), "this host has no non-loopback IPv4 address")

@@ -13,6 +13,21 @@ namespace streamd::net {
 // error message when the file cannot be opened, an empty string on success.
 std::string setup_logging(const std::string& logfile, std::string_view level);
 
+// What the startup banner names. Redis prints its ASCII logo (with "Port: N" and "PID: N") when
+// always-show-logo is yes, or when it logs to a terminal; otherwise one line "Running mode=...".
+// Tools that start servers (Redis's own test harness among them) find the process by that
+// " PID: <pid>" text, so the banner keeps Redis's field names; the picture is streamd's own.
+struct Banner {
+  std::string_view version;
+  std::string_view mode;  // "standalone"
+  int port = 0;
+  long pid = 0;
+  bool forced = false;  // always-show-logo yes
+};
+
+// Logs the banner, or the single "Running mode=" line when it is not wanted.
+void log_banner(const Banner& banner, bool logs_to_terminal);
+
 // Applies a Redis log level name; unknown names are ignored (the config layer validates them).
 void set_log_level(std::string_view level);
 

@@ -90,7 +90,7 @@ TEST(RedisDirectives, RedisTestSuiteDefaultsLoad) {
   std::vector<std::string_view> warned = cfg.set_without_effect();
   std::sort(warned.begin(), warned.end());
   EXPECT_EQ(warned,
-            (std::vector<std::string_view>{"always-show-logo", "enable-module-command",
+            (std::vector<std::string_view>{"enable-module-command",
                                            "propagation-error-behavior", "shutdown-on-sigterm"}));
 }
 
