@@ -340,6 +340,36 @@ class ReplicationMasterTest(unittest.TestCase):
         behind = int(info(self.server)["master_repl_offset"]) - (offset + len(stream))
         self.assertIn(behind, (0, len(enc("PING"))))
 
+    def test_debug_loadaof_sends_nothing_of_the_replay_to_replicas(self):
+        # The replayed commands are what the master already sent; a pipeline of writes before
+        # it (deferred for the replicas, see above) still arrives whole and in order.
+        self.server.cleanup()
+        self.server = servers.start_streamd("--appendonly", "yes", "--repl-diskless-sync-delay",
+                                            "0", "--enable-debug-command", "yes")
+        self.call("CONFIG", "SET", "repl-ping-replica-period", "3600")
+        self.call("SET", "old", "1")
+        r, _, offset, _, _ = self.full_sync()
+        wait_for(lambda: "state=online" in info(self.server).get("slave0", ""), what="online")
+        batch = [("SET", "a", "1"), ("XADD", "s", "7-1", "f", "v"), ("DEBUG", "LOADAOF"),
+                 ("SET", "b", "2")]
+        with self.server.client() as c:
+            c.send_raw(b"".join(enc(*cmd) for cmd in batch))
+            replies = [c.read_raw() for _ in batch]
+            self.assertEqual(replies[2], b"+OK\r\n")
+            self.assertEqual(c.call_raw("MGET", "old", "a", "b"),
+                             b"*3\r\n$1\r\n1\r\n$1\r\n1\r\n$1\r\n2\r\n")
+        expected = [enc("SELECT", "0"), enc("SET", "a", "1"), enc("XADD", "s", "7-1", "f", "v"),
+                    enc("SET", "b", "2")]
+        records, stream = [], b""
+        while len(records) < len(expected):
+            args, raw = r.command()
+            stream += raw
+            if args != [b"PING"]:
+                records.append(raw)
+        self.assertEqual(records, expected)
+        behind = int(info(self.server)["master_repl_offset"]) - (offset + len(stream))
+        self.assertIn(behind, (0, len(enc("PING"))))
+
     def test_min_replicas_to_write(self):
         self.call("CONFIG", "SET", "min-replicas-to-write", "1")
         with self.server.client() as c:

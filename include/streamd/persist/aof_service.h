@@ -99,6 +99,7 @@ class AofService final : public cmd::Persistence {
   uint64_t synced_ticket() const override { return opts_.enabled ? writer_.synced_seq() : 0; }
   cmd::PersistenceInfo info() const override;
   bool shutdown_flush() override;
+  bool debug_load() override;
 
   // For tests and the benchmark: the pid of a running rewrite child (0 if none), and a blocking
   // wait for it to finish (returns whether the rewrite succeeded).
@@ -109,6 +110,10 @@ class AofService final : public cmd::Persistence {
  private:
   void listen_to_config();
   bool load_existing();
+  // The manifest in the AOF directory, parsed; false (logged) when missing or invalid.
+  bool read_manifest(Manifest& out);
+  // Replays the files `m` lists into the keyspace, with INFO's loading fields kept current.
+  bool replay(const Manifest& m);
   bool create_fresh();
   bool upgrade_legacy(const std::string& legacy);
   bool open_incr_for_append(const AofFileInfo& f);

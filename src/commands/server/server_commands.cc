@@ -35,6 +35,8 @@ void debug_help(Context& ctx) {
              {
                  "LOG <message>",
                  "    Write <message> to the server log.",
+                 "LOADAOF",
+                 "    Flush the AOF buffers on disk and reload the AOF in memory.",
                  "PROTOCOL <type>",
                  "    Reply with a test value of the specified type. <type> can be: string,",
                  "    integer, double, bignum, null, array, set, map, verbatim, true, false.",
@@ -126,6 +128,11 @@ void debug(Context& ctx) {
   }
   if (iequals(sub, "protocol") && ctx.argc() == 3) return debug_protocol(ctx, ctx.arg(2));
   if (iequals(sub, "reload")) return debug_reload(ctx);
+  if (iequals(sub, "loadaof") && ctx.argc() == 2) {
+    Persistence* p = ctx.server.persistence();
+    if (!p || !p->debug_load()) return ctx.reply.error(errors::kDebugLoadAofFailed);
+    return ctx.reply.ok();
+  }
   ctx.reply.error(errors::unknown_subcommand_or_arity(sub, "DEBUG"));
 }
 

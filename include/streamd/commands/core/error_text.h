@@ -309,6 +309,8 @@ inline constexpr std::string_view kRdbMisconf =
 inline constexpr std::string_view kDebugReloadOptions =
     "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.";
 inline constexpr std::string_view kDebugReloadLoadFailed = "ERR Error trying to load the RDB dump";
+inline constexpr std::string_view kDebugLoadAofFailed =
+    "ERR Error trying to load the AOF files, check server logs.";
 
 // ---- replication (master side; commands/repl/) ----
 inline constexpr std::string_view kSyncPendingOutput =

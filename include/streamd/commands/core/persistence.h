@@ -60,6 +60,11 @@ class Persistence : public PropagationSink {
   // SHUTDOWN / SIGTERM: write and fsync everything, stop background work. Returns false (and
   // logs why) if the data could not be made durable.
   virtual bool shutdown_flush() = 0;
+
+  // DEBUG LOADAOF: writes what is buffered, empties every database and replays the AOF files
+  // its manifest on disk lists (also with appendonly off, as Redis does). Nothing replayed is
+  // propagated. Returns false (and logs why) when there is no AOF or it did not load.
+  virtual bool debug_load() { return false; }
 };
 
 }  // namespace streamd::cmd

@@ -135,6 +135,15 @@ class Server final : public engine::KeyObserver {
                  std::string_view after) {
     if (propagating()) propagation_.add(db, argc, before, middle, after);
   }
+  // While a file is replayed into a running server (DEBUG LOADAOF), its commands are not
+  // propagated: they are what the AOF already holds, and Redis does not send them to replicas
+  // while loading either.
+  // Turning the stream off delivers what was deferred first (see refresh_propagating).
+  void set_replaying(bool on) {
+    if (on) deliver_deferred();
+    replaying_ = on;
+    refresh_propagating();
+  }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
   // AOF's ticket and the replication offset after its unit (what WAIT waits for).
@@ -193,9 +202,11 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms() const { return start_ms_; }
 
  private:
-  bool aof_wants_records() const { return persistence_ && persistence_->aof_enabled(); }
+  bool aof_wants_records() const {
+    return !replaying_ && persistence_ && persistence_->aof_enabled();
+  }
   bool replication_wants_records() const {
-    return replication_ && replication_->feeding() && !replication_->is_replica();
+    return !replaying_ && replication_ && replication_->feeding() && !replication_->is_replica();
   }
   bool kept_flags_current() const {
     return to_aof_ == aof_wants_records() && to_replicas_ == replication_wants_records();
@@ -220,6 +231,7 @@ class Server final : public engine::KeyObserver {
   // aof_wants_records() and replication_wants_records(), kept (propagating()).
   bool to_aof_ = false;
   bool to_replicas_ = false;
+  bool replaying_ = false;  // set_replaying
   Snapshots* snapshots_ = nullptr;
   const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;
