@@ -190,12 +190,12 @@ const Directive kDirectives[] = {
     int_row("tls-port", "0", 0, 65535).immutable(),
     string_row("tls-cert-file", "").immutable(),
     string_row("tls-key-file", "").immutable(),
-    string_row("tls-key-file-pass", "").immutable(),
+    string_row("tls-key-file-pass", "").immutable().sensitive(),
     // The certificate a replica's link presents to its master instead of tls-cert-file (Redis's
     // outgoing-connection identity; empty = tls-cert-file / -key-file / -key-file-pass).
     string_row("tls-client-cert-file", "").immutable(),
     string_row("tls-client-key-file", "").immutable(),
-    string_row("tls-client-key-file-pass", "").immutable(),
+    string_row("tls-client-key-file-pass", "").immutable().sensitive(),
     string_row("tls-ca-cert-file", "").immutable(),
     string_row("tls-ca-cert-dir", "").immutable(),
     enum_row("tls-auth-clients", "yes", kTlsAuthClients).immutable(),
@@ -231,7 +231,7 @@ const Directive kDirectives[] = {
     // ---- general ----
     string_row("dir", "./").protected_config(),
     int_row("databases", "16", 1, kIntMax).immutable(),
-    string_row("requirepass", ""),
+    string_row("requirepass", "").sensitive(),
     enum_row("loglevel", "notice", kLogLevels),
     string_row("logfile", "").immutable(),
     bool_row("daemonize", "no").immutable(),
@@ -284,8 +284,8 @@ const Directive kDirectives[] = {
     // The replica side. replicaof is "<host> <port>" or empty; REPLICAOF changes it at runtime
     // (CONFIG SET refuses it, as Redis's immutable config).
     special_row("replicaof", "", kReplicaofCodec).immutable().with_aliases(kReplicaofAliases),
-    string_row("masterauth", ""),
-    string_row("masteruser", ""),
+    string_row("masterauth", "").sensitive(),
+    string_row("masteruser", "").sensitive(),
     bool_row("replica-read-only", "yes").with_aliases(kReplicaReadOnlyAliases),
     bool_row("replica-serve-stale-data", "yes").with_aliases(kServeStaleAliases),
     int_row("replica-priority", "100", 0, kIntMax).with_aliases(kReplicaPriorityAliases),

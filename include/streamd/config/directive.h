@@ -89,6 +89,9 @@ struct Directive {
   // does not act on (the lazyfree-*, hash-* and cluster-* families...): a stock redis.conf must
   // load. Set to anything but its default, startup logs a warning naming it.
   bool without_effect = false;
+  // A secret (a password): CONFIG SET shows its value as "(redacted)" in SLOWLOG, as Redis's
+  // SENSITIVE_CONFIG does.
+  bool secret = false;
 
   constexpr Directive immutable() const {
     Directive d = *this;
@@ -103,6 +106,11 @@ struct Directive {
   constexpr Directive with_aliases(std::span<const std::string_view> a) const {
     Directive d = *this;
     d.aliases = a;
+    return d;
+  }
+  constexpr Directive sensitive() const {
+    Directive d = *this;
+    d.secret = true;
     return d;
   }
   constexpr Directive no_effect() const {

@@ -6,6 +6,7 @@
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/propagation_rewrite.h"
+#include "streamd/commands/core/redaction.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/monitor.h"
 #include "streamd/engine/clock.h"
@@ -314,17 +315,25 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
     ++st.errors[std::string(w.last_error_code())];
   }
 
+  // As newest Redis (7.0 still numbered entries it dropped at once): slowlog-max-len 0 turns
+  // the log off, so no entry takes an id.
   long long slower_than = server_.config().slowlog_log_slower_than();
-  if (slower_than >= 0 && dur >= slower_than && !(spec.flags & kSkipSlowlog)) {
+  if (slower_than >= 0 && dur >= slower_than && !(spec.flags & kSkipSlowlog) &&
+      server_.config().slowlog_max_len() > 0) {
     SlowlogEntry e;
     e.id = st.slowlog_next_id++;
     e.time_s = server_.clock().now_ms() / 1000;
     e.duration_us = dur;
-    // Redis keeps at most 32 arguments and 128 bytes per argument.
+    // Redis keeps at most 32 arguments and 128 bytes per argument, and hides secrets.
+    std::vector<bool> secret = redacted_arguments(spec, argv, server_.config());
     for (std::size_t i = 0; i < argv.size() && i < 32; ++i) {
       if (i == 31 && argv.size() > 32) {
         e.argv.push_back(fmt_more_args(argv.size() - 31));
         break;
+      }
+      if (secret[i]) {
+        e.argv.emplace_back(kRedacted);
+        continue;
       }
       std::string a(argv[i].substr(0, 128));
       if (argv[i].size() > 128) a += fmt_more_bytes(argv[i].size() - 128);

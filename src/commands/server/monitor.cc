@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "streamd/commands/core/args.h"
+#include "streamd/commands/core/redaction.h"
 #include "streamd/resp/reply_writer.h"
 #include "streamd/text/repr.h"
 
@@ -20,40 +20,6 @@ std::vector<std::pair<const Server*, uint64_t>>& registry() {
   return r;
 }
 
-// Which arguments are secrets: all of AUTH's, the two after each HELLO AUTH, and MIGRATE's AUTH
-// password and AUTH2 user and password.
-std::vector<bool> redacted(const CommandSpec& spec, std::span<const std::string_view> argv) {
-  std::vector<bool> r(argv.size(), false);
-  if (spec.full_name == "auth") {
-    for (std::size_t i = 1; i < argv.size(); ++i) r[i] = true;
-  } else if (spec.full_name == "migrate") {
-    for (std::size_t i = 6; i < argv.size(); ++i) {
-      std::size_t more = argv.size() - 1 - i;
-      if (iequals(argv[i], "auth") && more >= 1) {
-        r[++i] = true;
-      } else if (iequals(argv[i], "auth2") && more >= 2) {
-        r[i + 1] = r[i + 2] = true;
-        i += 2;
-      } else if (iequals(argv[i], "keys")) {
-        break;
-      }
-    }
-  } else if (spec.full_name == "hello") {
-    for (std::size_t i = 2; i < argv.size(); ++i) {
-      std::size_t more = argv.size() - 1 - i;
-      if (iequals(argv[i], "auth") && more >= 2) {
-        r[i + 1] = r[i + 2] = true;
-        i += 2;
-      } else if (iequals(argv[i], "setname") && more >= 1) {
-        i += 1;
-      } else {
-        break;
-      }
-    }
-  }
-  return r;
-}
-
 }  // namespace
 
 void start_monitor(Server& server, Session& s) {
@@ -64,7 +30,7 @@ void start_monitor(Server& server, Session& s) {
 }
 
 std::string monitor_line(int64_t now_us, const Session& from, const CommandSpec& spec,
-                         std::span<const std::string_view> argv) {
+                         std::span<const std::string_view> argv, const config::Config& cfg) {
   std::string line = fmt::format("{}.{:06} [{} ", now_us / 1000000, now_us % 1000000, from.db);
   if (from.unix_socket) {
     std::string_view path = from.addr;
@@ -75,10 +41,10 @@ std::string monitor_line(int64_t now_us, const Session& from, const CommandSpec&
     line += from.addr;
   }
   line += ']';
-  std::vector<bool> secret = redacted(spec, argv);
+  std::vector<bool> secret = redacted_arguments(spec, argv, cfg);
   for (std::size_t i = 0; i < argv.size(); ++i) {
     line += ' ';
-    text::append_repr(line, secret[i] ? std::string_view("(redacted)") : argv[i]);
+    text::append_repr(line, secret[i] ? kRedacted : argv[i]);
   }
   return line;
 }
@@ -101,7 +67,8 @@ void feed_monitors(Server& server, const Session& from, const CommandSpec& spec,
     }
     ++i;
     if (!m->out) continue;
-    if (line.empty()) line = monitor_line(server.clock().now_us(), from, spec, argv);
+    if (line.empty())
+      line = monitor_line(server.clock().now_us(), from, spec, argv, server.config());
     resp::ReplyWriter w(*m->out, m->proto);
     w.simple(line);
     if (m->flush) m->flush();

@@ -292,6 +292,38 @@ TEST_F(ServerTest, Slowlog) {
   EXPECT_EQ(Run({"SLOWLOG", "BOGUS"}), "-ERR unknown subcommand 'BOGUS'. Try SLOWLOG HELP.\r\n");
 }
 
+// The id of the newest SLOWLOG entry and the reply's tail from its arguments on.
+std::pair<long long, std::string> newest_slowlog_entry(const std::string& get) {
+  const std::string head = "*1\r\n*6\r\n:";
+  if (get.compare(0, head.size(), head) != 0) return {-1, get};
+  std::size_t end = get.find("\r\n", head.size());
+  long long id = std::stoll(get.substr(head.size(), end - head.size()));
+  std::size_t args = get.find("\r\n*", end);  // after the time and duration integers
+  return {id, args == std::string::npos ? get : get.substr(args + 2)};
+}
+
+TEST_F(ServerTest, SlowlogHidesSecretsAndIsOffAtZeroLength) {
+  ASSERT_FALSE(h.config().set("slowlog-log-slower-than", "0").has_value());
+  EXPECT_EQ(
+      Run({"CONFIG", "SET", "masterauth", "s3cret", "maxmemory-samples", "6", "masteruser", "u"}),
+      "+OK\r\n");
+  auto [id, entry] = newest_slowlog_entry(Run({"SLOWLOG", "GET", "1"}));
+  EXPECT_EQ(entry,
+            "*8\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$10\r\nmasterauth\r\n$10\r\n(redacted)\r\n"
+            "$17\r\nmaxmemory-samples\r\n$1\r\n6\r\n$10\r\nmasteruser\r\n$10\r\n(redacted)\r\n"
+            "$15\r\n127.0.0.1:40000\r\n$0\r\n\r\n");
+  // As newest Redis: with slowlog-max-len 0 nothing is logged and no id is used (7.0 numbered
+  // the entries it dropped). The SLOWLOG GET above took id + 1.
+  Run({"CONFIG", "SET", "slowlog-max-len", "0"});
+  Run({"PING"});
+  Run({"PING"});
+  Run({"CONFIG", "SET", "slowlog-max-len", "10"});  // id + 2
+  Run({"ECHO", "x"});                               // id + 3
+  auto [next, echo] = newest_slowlog_entry(Run({"SLOWLOG", "GET", "1"}));
+  EXPECT_EQ(next, id + 3);
+  EXPECT_EQ(echo.substr(0, 21), "*2\r\n$4\r\nECHO\r\n$1\r\nx\r\n");
+}
+
 TEST_F(ServerTest, MonitorSeesCommandsOfEveryClient) {
   cmd::Session& mon = h.session(1);
   std::string out;

@@ -25,6 +25,6 @@ void feed_monitors(Server& server, const Session& from, const CommandSpec& spec,
 
 // The line without the leading '+' and trailing CRLF (exposed for tests).
 std::string monitor_line(int64_t now_us, const Session& from, const CommandSpec& spec,
-                         std::span<const std::string_view> argv);
+                         std::span<const std::string_view> argv, const config::Config& cfg);
 
 }  // namespace streamd::cmd
