@@ -1,5 +1,6 @@
 #include "streamd/resp/reply_writer.h"
 
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -156,6 +157,11 @@ void ReplyWriter::set(std::size_t n) {
 
 void ReplyWriter::push(std::size_t n) {
   header(proto_ == Protocol::kResp3 ? '>' : '*', static_cast<long long>(n));
+}
+
+void ReplyWriter::attribute(std::size_t n) {
+  assert(proto_ == Protocol::kResp3);
+  header('|', static_cast<long long>(n));
 }
 
 ReplyWriter::Deferred ReplyWriter::defer() {

@@ -51,6 +51,9 @@ class ReplyWriter {
   void map(std::size_t n);    // *2n / %n
   void set(std::size_t n);    // *n / ~n
   void push(std::size_t n);   // *n / >n
+  // RESP3 only (|n, then n key/value pairs, then the reply they describe): RESP2 has no
+  // attributes, so callers write none there.
+  void attribute(std::size_t n);
   void empty_array() { array(0); }
 
   // Deferred lengths are patched by insertion, so nested ones must be ended innermost first.

@@ -91,10 +91,6 @@ std::string no_such_user(std::string_view user) {
   return fmt::format("ERR No such user '{}'", user);
 }
 
-std::string debug_protocol_unsupported(std::string_view type) {
-  return fmt::format("ERR DEBUG PROTOCOL {} is not supported by streamd", type);
-}
-
 std::string_view text(engine::Err err) {
   using engine::Err;
   switch (err) {

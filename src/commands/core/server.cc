@@ -190,7 +190,7 @@ void Server::cron() {
   int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica
   // side puts the keyspace in ExpiryMode::kHide, where there is nothing to sample.
-  const bool deletes = keyspace_.expiry_mode() == engine::ExpiryMode::kDelete;
+  const bool deletes = active_expire_ && keyspace_.expiry_mode() == engine::ExpiryMode::kDelete;
   for (int i = 0; i < keyspace_.databases() && deletes; ++i) {
     auto& db = keyspace_.db(i);
     // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),

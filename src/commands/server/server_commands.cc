@@ -39,7 +39,12 @@ void debug_help(Context& ctx) {
                  "    Flush the AOF buffers on disk and reload the AOF in memory.",
                  "PROTOCOL <type>",
                  "    Reply with a test value of the specified type. <type> can be: string,",
-                 "    integer, double, bignum, null, array, set, map, verbatim, true, false.",
+                 "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+                 "    true, false.",
+                 "SET-ACTIVE-EXPIRE <0|1>",
+                 "    Setting it to 0 disables expiring keys in background when they are not",
+                 "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+                 "    default.",
                  "SLEEP <seconds>",
                  "    Stop the server for <seconds>. Decimals allowed.",
              });
@@ -74,9 +79,23 @@ void debug_protocol(Context& ctx, std::string_view type) {
     w.verbatim("This is a verbatim\nstring");
   } else if (iequals(type, "true") || iequals(type, "false")) {
     w.boolean(iequals(type, "true"));
-  } else if (iequals(type, "attrib") || iequals(type, "push")) {
-    // Attributes and out-of-band pushes are not part of streamd's reply writer.
-    w.error(errors::debug_protocol_unsupported(type));
+  } else if (iequals(type, "attrib")) {
+    if (w.protocol() == resp::Protocol::kResp3) {
+      w.attribute(1);
+      w.bulk("key-popularity");
+      w.array(2);
+      w.bulk("key:123");
+      w.integer(90);
+    }
+    // An attribute is not a reply: a real one follows it.
+    w.bulk("Some real reply following the attribute");
+  } else if (iequals(type, "push")) {
+    if (w.protocol() != resp::Protocol::kResp3) return w.error(errors::kResp2NotSupported);
+    w.push(2);
+    w.bulk("server-cpu-usage");
+    w.integer(42);
+    // A push is out of band: a client waiting for the reply still gets one.
+    w.bulk("Some real reply following the push reply");
   } else {
     w.error(errors::kDebugProtocolType);
   }
@@ -128,6 +147,11 @@ void debug(Context& ctx) {
   }
   if (iequals(sub, "protocol") && ctx.argc() == 3) return debug_protocol(ctx, ctx.arg(2));
   if (iequals(sub, "reload")) return debug_reload(ctx);
+  if (iequals(sub, "set-active-expire") && ctx.argc() == 3) {
+    // As Redis: atoi, so anything not a number turns it off.
+    ctx.server.set_active_expire(std::atoi(std::string(ctx.arg(2)).c_str()) != 0);
+    return ctx.reply.ok();
+  }
   if (iequals(sub, "loadaof") && ctx.argc() == 2) {
     Persistence* p = ctx.server.persistence();
     if (!p || !p->debug_load()) return ctx.reply.error(errors::kDebugLoadAofFailed);

@@ -243,6 +243,18 @@ TEST_F(ServerTest, DebugSubcommands) {
     EXPECT_EQ(Run({"DEBUG", "PROTOCOL", c.type}), c.resp2) << c.type;
     EXPECT_EQ(Run3({"DEBUG", "PROTOCOL", c.type}), c.resp3) << c.type;
   }
+  // RESP2 has no attributes: only the real reply that follows one. A push is out of band, so
+  // a real reply follows it too (two frames: RunRaw, which does not ask for exactly one).
+  using P = Protocol;
+  EXPECT_EQ(h.RunRaw({"DEBUG", "PROTOCOL", "attrib"}, P::kResp2),
+            "$39\r\nSome real reply following the attribute\r\n");
+  EXPECT_EQ(h.RunRaw({"DEBUG", "PROTOCOL", "attrib"}, P::kResp3),
+            "|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n"
+            "$39\r\nSome real reply following the attribute\r\n");
+  EXPECT_EQ(Run({"DEBUG", "PROTOCOL", "push"}), "-ERR RESP2 is not supported by this command\r\n");
+  EXPECT_EQ(h.RunRaw({"DEBUG", "PROTOCOL", "push"}, P::kResp3),
+            ">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n"
+            "$40\r\nSome real reply following the push reply\r\n");
   EXPECT_EQ(Run({"DEBUG", "PROTOCOL", "bogus"}),
             "-ERR Wrong protocol type name. Please use one of the following: "
             "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false\r\n");
@@ -290,6 +302,22 @@ TEST_F(ServerTest, Slowlog) {
   EXPECT_EQ(Run({"SLOWLOG", "GET", "0"}), "*0\r\n");
   EXPECT_EQ(Run({"SLOWLOG", "HELP"}).substr(0, 5), "*12\r\n");
   EXPECT_EQ(Run({"SLOWLOG", "BOGUS"}), "-ERR unknown subcommand 'BOGUS'. Try SLOWLOG HELP.\r\n");
+}
+
+TEST_F(ServerTest, DebugSetActiveExpire) {
+  ASSERT_FALSE(h.config().force_set("enable-debug-command", "yes").has_value());
+  EXPECT_EQ(Run({"SET", "k", "v", "PX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), "+OK\r\n");
+  h.Advance(100);
+  h.Cron();
+  // Expired but not reclaimed: DBSIZE counts it until something touches it.
+  EXPECT_EQ(Run({"DBSIZE"}), ":1\r\n");
+  EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE", "1"}), "+OK\r\n");
+  h.Cron();
+  EXPECT_EQ(Run({"DBSIZE"}), ":0\r\n");
+  EXPECT_EQ(Run({"DEBUG", "SET-ACTIVE-EXPIRE"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'SET-ACTIVE-EXPIRE'. Try "
+            "DEBUG HELP.\r\n");
 }
 
 // The id of the newest SLOWLOG entry and the reply's tail from its arguments on.

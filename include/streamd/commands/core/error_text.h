@@ -92,6 +92,8 @@ inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
+// DEBUG PROTOCOL push on a RESP2 connection.
+inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugProtocolType =
     "ERR Wrong protocol type name. Please use one of the following: "
     "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
@@ -241,8 +243,6 @@ std::string invalid_client_attr(std::string_view attr);
 std::string unknown_client_type(std::string_view type);
 // "ERR No such user 'bob'"
 std::string no_such_user(std::string_view user);
-// "ERR DEBUG PROTOCOL attrib is not supported by streamd"
-std::string debug_protocol_unsupported(std::string_view type);
 
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' "
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args);

@@ -71,6 +71,8 @@ class Server final : public engine::KeyObserver {
 
   // Periodic housekeeping (active expiry, idle client timeouts are the network layer's).
   void cron();
+  // DEBUG SET-ACTIVE-EXPIRE: off, cron leaves expired keys until something touches them.
+  void set_active_expire(bool on) { active_expire_ = on; }
 
   // ---- propagation (see propagation.h) -------------------------------------------------------
   // The AOF, once startup has loaded it; null while loading and when persistence is off.
@@ -232,6 +234,7 @@ class Server final : public engine::KeyObserver {
   bool to_aof_ = false;
   bool to_replicas_ = false;
   bool replaying_ = false;  // set_replaying
+  bool active_expire_ = true;
   Snapshots* snapshots_ = nullptr;
   const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;
