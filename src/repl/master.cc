@@ -55,6 +55,9 @@ ReplicationMaster::~ReplicationMaster() {
 
 void ReplicationMaster::start() {
   server_.set_replication(this);
+  // The ping period counts from the start: a replica that reconnects before the first cron (a
+  // restarted master's) gets no PING at once, as with Redis's scheduled pings.
+  last_ping_ms_ = server_.clock().now_ms();
   config_listeners_.push_back(
       server_.config().on_change("repl-backlog-size", [this](const config::Directive&) {
         if (backlog_) backlog_->resize(server_.config().ref<std::uint64_t>("repl-backlog-size"));
@@ -322,6 +325,7 @@ cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_
     r.psync_offset = offset;
     out.kind = cmd::SyncStart::Kind::kContinue;
     if (r.capa_psync2) out.replid = id_.replid;
+    ++server_.stats().sync_partial_ok;
     spdlog::info(
         "Partial resynchronization request from {} accepted. Sending {} bytes of "
         "backlog starting from offset {}.",
@@ -329,6 +333,8 @@ cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_
     return out;
   }
   if (psync && replid != "?") {
+    // "?" asks for a full copy on purpose; any other id was a partial resync that failed.
+    ++server_.stats().sync_partial_err;
     spdlog::info("Partial resynchronization not accepted for {} (asked {}:{}, have {}:{})", s.addr,
                  replid, offset, id_.replid, id_.offset + 1);
   }
@@ -340,6 +346,7 @@ cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_
     spdlog::info("Replication backlog created, my new replication IDs are '{}' and '{}'",
                  id_.replid, id_.replid2);
   }
+  ++server_.stats().sync_full;
   out.kind = cmd::SyncStart::Kind::kFull;
   return out;
 }

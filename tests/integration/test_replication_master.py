@@ -124,6 +124,13 @@ def info(server) -> dict:
     return out
 
 
+def sync_stats(server) -> dict:
+    with server.client() as c:
+        text = c.call_raw("INFO", "stats").decode()
+    return {k: v for k, v in (line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+            if k.startswith("sync_")}
+
+
 @needs_streamd
 class ReplicationMasterTest(unittest.TestCase):
     def setUp(self):
@@ -275,6 +282,13 @@ class ReplicationMasterTest(unittest.TestCase):
         r4 = self.replica()
         r4.handshake(7780)
         self.assertTrue(r4.call("PSYNC", replid, master_offset + 2).startswith(b"+FULLRESYNC "))
+        # INFO stats counts them as Redis does: three full copies (PSYNC ? -1 is not a failed
+        # partial resync), one continued, two that asked for a history and could not.
+        self.assertEqual(sync_stats(self.server), {"sync_full": "3", "sync_partial_ok": "1",
+                                                   "sync_partial_err": "2"})
+        self.call("CONFIG", "RESETSTAT")
+        self.assertEqual(sync_stats(self.server), {"sync_full": "0", "sync_partial_ok": "0",
+                                                   "sync_partial_err": "0"})
 
     def test_wait_counts_acknowledging_replicas(self):
         r, _, offset, _, _ = self.full_sync()

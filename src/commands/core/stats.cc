@@ -6,6 +6,9 @@ void Stats::reset() {
   total_commands = 0;
   total_connections = 0;
   rejected_connections = 0;
+  sync_full = 0;
+  sync_partial_ok = 0;
+  sync_partial_err = 0;
   total_error_replies = 0;
   keyspace_hits = 0;
   keyspace_misses = 0;

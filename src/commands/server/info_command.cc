@@ -388,9 +388,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("instantaneous_input_repl_kbps", "0.00");
   s.add("instantaneous_output_repl_kbps", "0.00");
   s.add("rejected_connections", st.rejected_connections);
-  s.add("sync_full", 0);
-  s.add("sync_partial_ok", 0);
-  s.add("sync_partial_err", 0);
+  s.add("sync_full", st.sync_full);
+  s.add("sync_partial_ok", st.sync_partial_ok);
+  s.add("sync_partial_err", st.sync_partial_err);
   s.add("expired_subkeys", 0);  // hash-field expiry (7.4): streamd holds no hashes
   s.add("expired_keys", st.expired_keys);
   s.add("expired_stale_perc", "0.00");

@@ -187,6 +187,24 @@ TEST_F(ReplicationMasterTest, BacklogIsFreedAfterTheTtlWithoutReplicas) {
   EXPECT_FALSE(h_.server().propagating());
 }
 
+TEST_F(ReplicationMasterTest, TheFirstPingWaitsAPeriodAfterStart) {
+  // A replica that reconnects before the restarted master's first cron must not get a PING at
+  // once: Redis pings on a schedule (found by Redis's psync2-master-restart.tcl, which expects
+  // the offset to stay 0 with repl-ping-replica-period 3600).
+  h_.config().set("repl-diskless-sync-delay", "3600");  // no snapshot child in a unit test
+  h_.config().set("repl-ping-replica-period", "10");
+  ASSERT_EQ(master_.sync(h_.session(1), true, "?", -1).kind, cmd::SyncStart::Kind::kFull);
+  h_.Cron();
+  EXPECT_EQ(master_.offset(), 0);
+  h_.Advance(9000);
+  h_.Cron();
+  EXPECT_EQ(master_.offset(), 0);
+  h_.Advance(1000);
+  h_.Cron();
+  EXPECT_EQ(master_.offset(), 14);  // PING
+  EXPECT_EQ(stream(), enc({"PING"}));
+}
+
 TEST_F(ReplicationMasterTest, BacklogSizeFollowsConfigSet) {
   master_.create_backlog();
   h_.Run({"SET", "a", std::string(100, 'x')});

@@ -139,8 +139,8 @@ class Server final : public engine::KeyObserver {
   }
   // While a file is replayed into a running server (DEBUG LOADAOF), its commands are not
   // propagated: they are what the AOF already holds, and Redis does not send them to replicas
-  // while loading either.
-  // Turning the stream off delivers what was deferred first (see refresh_propagating).
+  // while loading either. Turning the stream off delivers what was deferred first (see
+  // refresh_propagating).
   void set_replaying(bool on) {
     if (on) deliver_deferred();
     replaying_ = on;

@@ -83,6 +83,11 @@ struct Stats {
   uint64_t total_commands = 0;
   uint64_t total_connections = 0;
   uint64_t rejected_connections = 0;
+  // SYNC / PSYNC served as a master (Redis's rules): every full resynchronisation, every PSYNC
+  // continued from the backlog, and every PSYNC naming a history ("?" excepted) that could not.
+  uint64_t sync_full = 0;
+  uint64_t sync_partial_ok = 0;
+  uint64_t sync_partial_err = 0;
   uint64_t total_error_replies = 0;
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
