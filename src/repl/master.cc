@@ -416,7 +416,9 @@ void ReplicationMaster::ping_replicas(int64_t now_ms) {
   // Redis pings through the stream itself, so the PING counts in the offsets: replicas learn the
   // link is alive and their acks keep moving even when nothing is written.
   int64_t period_ms = server_.config().ref<std::int64_t>("repl-ping-replica-period") * 1000;
-  if (replicas_.empty()) {
+  // A replica forwards its master's stream, PINGs included, and adds none of its own (they
+  // would put its offset ahead of its master's, breaking its next partial resync there).
+  if (replicas_.empty() || replica_role_) {
     last_ping_ms_ = now_ms;
     return;
   }

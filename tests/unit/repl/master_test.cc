@@ -205,6 +205,20 @@ TEST_F(ReplicationMasterTest, TheFirstPingWaitsAPeriodAfterStart) {
   EXPECT_EQ(stream(), enc({"PING"}));
 }
 
+TEST_F(ReplicationMasterTest, AReplicaDoesNotPingItsOwnReplicas) {
+  // Its stream is its master's bytes (PINGs included): a PING of its own would put its offset
+  // ahead of its master's, and its next PSYNC there would ask for bytes the master never had
+  // (a full sync instead of a partial one: Redis's psync2-pingoff.tcl, chained replicas).
+  h_.config().set("repl-diskless-sync-delay", "3600");
+  h_.config().set("repl-ping-replica-period", "1");
+  ASSERT_EQ(master_.sync(h_.session(1), true, "?", -1).kind, cmd::SyncStart::Kind::kFull);
+  master_.set_replica_role(true);
+  int64_t offset = master_.offset();
+  h_.Advance(5000);
+  h_.Cron();
+  EXPECT_EQ(master_.offset(), offset);
+}
+
 TEST_F(ReplicationMasterTest, BacklogSizeFollowsConfigSet) {
   master_.create_backlog();
   h_.Run({"SET", "a", std::string(100, 'x')});
