@@ -65,15 +65,19 @@ std::string client_info_line(Server& server, const Session& s, const Context* ru
   // (rbs/rbp) and as the output buffer (obl/omem), with no reply list (oll).
   std::size_t tot_mem = s.query_buffer + s.query_buffer_free + argv_mem + multi_mem +
                         s.output_buffer + sizeof(Session);
+  // Redis 8.0's fields in its order: watch (7.4), lib-name and lib-ver (7.2, what CLIENT SETINFO
+  // set), io-thread (8.0; streamd serves every client on the main thread, Redis's 0).
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
-      "multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll=0 "
-      "omem={} tot-mem={} events={} cmd={} user=default redir=-1 resp={}",
+      "multi={} watch={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} "
+      "oll=0 omem={} tot-mem={} events={} cmd={} user=default redir=-1 resp={} lib-name={} "
+      "lib-ver={} io-thread=0",
       s.id, s.addr, s.laddr, s.fd, s.name, age, idle, client_flags(s), s.db,
       s.subs ? s.subs->channels.size() : 0, s.subs ? s.subs->patterns.size() : 0,
-      s.subs ? s.subs->shard_channels.size() : 0, multi, s.query_buffer, s.query_buffer_free,
-      argv_mem, multi_mem, s.output_buffer, s.output_buffer, s.output_buffer, s.output_buffer,
-      tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd, static_cast<int>(s.proto));
+      s.subs ? s.subs->shard_channels.size() : 0, multi, s.watched.size(), s.query_buffer,
+      s.query_buffer_free, argv_mem, multi_mem, s.output_buffer, s.output_buffer, s.output_buffer,
+      s.output_buffer, tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd, static_cast<int>(s.proto),
+      s.lib_name, s.lib_ver);
 }
 
 }  // namespace streamd::cmd

@@ -201,18 +201,33 @@ TEST_F(ConnectionTest, ClientInfoLine) {
   EXPECT_EQ(line.substr(0, line.find(" qbuf=")),
             "id=" + id +
                 " addr=127.0.0.1:40000 laddr=127.0.0.1:6379 fd=-1 name= age=5 idle=5 flags=N "
-                "db=2 sub=0 psub=0 ssub=0 multi=-1");
-  EXPECT_NE(line.find(" events=r cmd=select user=default redir=-1 resp=2"), std::string::npos)
+                "db=2 sub=0 psub=0 ssub=0 multi=-1 watch=0");
+  EXPECT_NE(line.find(" events=r cmd=select user=default redir=-1 resp=2 lib-name= lib-ver= "
+                      "io-thread=0"),
+            std::string::npos)
       << line;
+  // Redis 8.0's fields: watch= counts the watched keys, lib-name/lib-ver show CLIENT SETINFO.
+  Run({"WATCH", "a", "b"});
+  Run({"CLIENT", "SETINFO", "LIB-NAME", "redis-py"});
+  Run({"CLIENT", "SETINFO", "LIB-VER", "8.0.1"});
+  line = cmd::client_info_line(h.server(), h.session(), nullptr);
+  EXPECT_NE(line.find(" multi=-1 watch=2 qbuf="), std::string::npos) << line;
+  EXPECT_NE(line.find(" resp=2 lib-name=redis-py lib-ver=8.0.1 io-thread=0"), std::string::npos)
+      << line;
+  Run({"UNWATCH"});
   // CLIENT INFO describes the running command; a verbatim string in RESP3, a bulk in RESP2.
   std::string info = h.Run({"CLIENT", "INFO"}, Protocol::kResp3);
   EXPECT_EQ(info.substr(0, info.find("\r\n") + 6).substr(0, 1), "=");
   EXPECT_NE(info.find("txt:id=" + id + " "), std::string::npos) << info;
-  EXPECT_NE(info.find(" cmd=client|info user=default redir=-1 resp=3\n\r\n"), std::string::npos)
+  EXPECT_NE(info.find(" cmd=client|info user=default redir=-1 resp=3 lib-name=redis-py "
+                      "lib-ver=8.0.1 io-thread=0\n\r\n"),
+            std::string::npos)
       << info;
   std::string info2 = h.Run({"CLIENT", "INFO"}, Protocol::kResp2);
   EXPECT_EQ(info2[0], '$');
-  EXPECT_NE(info2.find(" resp=2\n\r\n"), std::string::npos) << info2;
+  EXPECT_NE(info2.find(" resp=2 lib-name=redis-py lib-ver=8.0.1 io-thread=0\n\r\n"),
+            std::string::npos)
+      << info2;
 }
 
 TEST_F(ConnectionTest, ClientFlags) {
