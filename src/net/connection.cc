@@ -233,7 +233,7 @@ bool Connection::wants_input() const {
 bool Connection::may_run_commands() const {
   if (closing_ || !session_) return false;
   const cmd::Session& s = *session_;
-  if (s.blocked || s.close_after_reply) return false;
+  if (s.blocked || s.postponed || s.close_after_reply) return false;
   const OutputLimit& lim = fe_.settings().normal_output_limit;
   if (lim.hard_bytes == 0 && pending_output() >= kUnlimitedPauseBytes) return false;
   return true;
@@ -296,6 +296,12 @@ void Connection::run_commands() {
         break;
       }
       argv = argv_;
+    }
+    // CLIENT PAUSE: the command stays unread until the pause ends (the server then wakes this
+    // connection, which parses it again).
+    if (!argv.empty() && dispatcher.postpones(s, argv)) {
+      parser_.reset();
+      break;
     }
     // consume() leaves the bytes in place, so argv stays valid while the command runs (and so do
     // the views of the commands parsed ahead).

@@ -215,6 +215,11 @@ void Replica::cron(int64_t now_ms) {
     return;
   }
   if (link_ != Link::kConnected) return;
+  if (stream_paused_ && !server_.client_pause().active()) {
+    stream_paused_ = false;
+    process();  // what arrived during the pause
+    if (link_ != Link::kConnected) return;
+  }
   if (now_ms - last_io_ms_ > timeout_ms) {
     drop_link("MASTER timeout: no data nor PING received");
     return;
@@ -462,6 +467,10 @@ class KeepExpiredKeys {
 void Replica::process() {
   KeepExpiredKeys keep(server_.keyspace());
   for (;;) {
+    if (proto_->state() == ReplicaProtocol::State::kStream && server_.client_pause().active()) {
+      stream_paused_ = true;
+      return;
+    }
     send_scratch_.clear();
     ReplicaProtocol::Event ev = proto_->next(send_scratch_);
     send(send_scratch_);

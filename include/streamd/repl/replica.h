@@ -169,6 +169,9 @@ class Replica {
   uint64_t session_id_ = 0;
   std::string reply_sink_;  // the master client's replies, discarded
   bool kill_posted_ = false;
+  // CLIENT PAUSE (either mode, as Redis) holds the master's stream: process() leaves it unread
+  // while a pause is in force, and cron() runs it again once the pause has ended.
+  bool stream_paused_ = false;
   bool stopped_ = false;
 };
 

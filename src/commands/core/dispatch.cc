@@ -364,7 +364,33 @@ void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> ar
   run(s, *spec, argv, out, -1);
 }
 
+bool Dispatcher::postpones_slow(Session& s, std::span<const std::string_view> argv) {
+  if (argv.empty()) return false;
+  const auto [top, spec] = table_.lookup(argv);
+  if (!top || !spec || !arity_ok(*spec, argv.size())) return false;
+  if (!s.authenticated && !(spec->flags & kNoAuth)) return false;
+  // Redis marks PUBLISH and SPUBLISH may_replicate without COMMAND INFO showing it (the table
+  // mirrors COMMAND INFO), so a WRITE pause holds them too.
+  auto flags_of = [](const CommandSpec& c) {
+    bool publishes = c.full_name == "publish" || c.full_name == "spublish";
+    return c.flags | (publishes ? uint32_t{kMayReplicate} : 0u);
+  };
+  uint32_t flags = flags_of(*spec);
+  if (s.in_multi && spec->name == "exec") {
+    // EXEC counts as what it would run (Redis: the transaction's or-ed command flags).
+    for (const auto& queued : s.queued) {
+      std::vector<std::string_view> views(queued.begin(), queued.end());
+      if (const CommandSpec* q = table_.lookup(views).spec) flags |= flags_of(*q);
+    }
+  }
+  ClientPause& pause = server_.client_pause();
+  if (!pause.covers(s, flags)) return false;
+  pause.postpone(s);
+  return true;
+}
+
 void Dispatcher::after_batch() {
+  server_.check_pause_end();
   auto& b = server_.blocking();
   if (b.has_ready()) b.serve_ready(*this);
   if (b.blocked_clients() > 0) b.expire(server_.clock().now_ms(), *this);

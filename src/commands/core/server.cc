@@ -56,10 +56,38 @@ void Server::remove_session(uint64_t id) {
   if (it == sessions_.end()) return;
   Session& s = *it->second;
   blocking_.forget(s);
+  if (s.postponed) pause_.forget(s.id);
   s.reset_transaction(*this);
   if (replication_) replication()->session_closed(s);
   pubsub_.unsubscribe_all(s);
   sessions_.erase(it);
+}
+
+void Server::pause_clients(ClientPause::Mode mode, int64_t end_ms) {
+  pause_.pause(mode, end_ms);
+  // Expiry would delete keys (and write DELs to the AOF and the replicas) during a pause that is
+  // meant to hold the dataset still: expired keys are hidden instead, as on a replica.
+  if (keyspace_.expiry_mode() == engine::ExpiryMode::kDelete) {
+    keyspace_.set_expiry_mode(engine::ExpiryMode::kHide);
+    expiry_paused_ = true;
+  }
+}
+
+void Server::unpause_clients() {
+  if (expiry_paused_) {
+    expiry_paused_ = false;
+    // A REPLICAOF during the pause made this a replica, which keeps its keys hidden.
+    bool replica = replication_ && replication_->is_replica();
+    if (!replica && keyspace_.expiry_mode() == engine::ExpiryMode::kHide) {
+      keyspace_.set_expiry_mode(engine::ExpiryMode::kDelete);
+    }
+  }
+  for (uint64_t id : pause_.end()) {
+    Session* s = session(id);
+    if (!s) continue;
+    s->postponed = false;
+    if (s->flush) s->flush();  // the network layer reads its pipeline again
+  }
 }
 
 Session* Server::session(uint64_t id) {
@@ -182,6 +210,7 @@ constexpr int kExpireRounds = 16;
 }  // namespace
 
 void Server::cron() {
+  check_pause_end();
   int64_t now = clock_.now_ms();
   stats_.sample(now);
   if (persistence_) persistence_->cron(now);

@@ -165,6 +165,20 @@ const RawDoc kPart[] = {
     "$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nON\r\n%3\r\n$4\r\nname\r\n"
     "$3\r\noff\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
     "$3\r\nOFF\r\n"sv},
+  {"client|pause"sv,
+    "~0\r\n~0\r\n"sv,
+    6,
+    "$7\r\nsummary\r\n$51\r\nStop processing commands from clients for some time\r\n"
+    "$5\r\nsince\r\n$6\r\n2.9.50\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n"
+    "$5\r\n6.2.0\r\n$61\r\n`CLIENT PAUSE WRITE` mode added along with the `mode` option.\r\n"
+    "$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$4\r\nmode\r\n"
+    "$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n"
+    "flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n"
+    "name\r\n$5\r\nwrite\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+    "token\r\n$5\r\nWRITE\r\n%3\r\n$4\r\nname\r\n$3\r\nall\r\n$4\r\n"
+    "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nALL\r\n"sv},
   {"client|reply"sv,
     "~0\r\n~0\r\n"sv,
     5,
@@ -203,6 +217,12 @@ const RawDoc kPart[] = {
     "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\nTIMEOUT\r\n"
     "%3\r\n$4\r\nname\r\n$5\r\nerror\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
     "$5\r\ntoken\r\n$5\r\nERROR\r\n"sv},
+  {"client|unpause"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$45\r\nResume processing of clients that were paused\r\n"
+    "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
+    "$10\r\ncomplexity\r\n$44\r\nO(N) Where N is the number of paused clients\r\n"sv},
   {"command"sv,
     "~1\r\n$29\r\nnondeterministic_output_order\r\n~0\r\n"sv,
     4,
@@ -700,21 +720,6 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
     "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
     "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
-  {"latency|doctor"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency|graph"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
-    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
 };
 
 }  // namespace

@@ -13,6 +13,21 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"latency|doctor"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency|graph"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n"
+    "$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
   {"latency|help"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -699,19 +714,6 @@ const RawDoc kPart[] = {
     "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nseconds\r\n"
     "$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n"
     "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
-  {"setnx"sv,
-    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+insert\r\n$12\r\n"
-    "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
-    "%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
-    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
-    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$54\r\nSet the value of a key, only if the key does not exist\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n"
-    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n"
-    "type\r\n$6\r\nstring\r\n"sv},
 };
 
 }  // namespace

@@ -22,7 +22,7 @@ std::string client_flags(const Session& s) {
   if (s.monitor) f += 'O';
   if (subscribed(s)) f += 'P';
   if (s.in_multi) f += 'x';
-  if (s.blocked) f += 'b';
+  if (s.blocked || s.postponed) f += 'b';
   if (s.dirty_cas) f += 'd';
   if (s.close_after_reply) f += 'c';
   if (s.unix_socket) f += 'U';

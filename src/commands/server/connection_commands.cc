@@ -3,6 +3,7 @@
 // Replies follow redis-server 7.0.15 byte for byte. CLIENT SETINFO and CLIENT NO-TOUCH come from
 // Redis 7.2 (client libraries send SETINFO on connect and expect OK). There is one user,
 // "default": without requirepass it accepts any password, with requirepass only that one.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -382,6 +383,38 @@ void client_unblock(Context& ctx) {
   ctx.reply.integer(done ? 1 : 0);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL] (milliseconds; ALL when no mode is given). The mode is
+// checked before the timeout, as Redis does; 0 ends no pause and starts none that lasts.
+void client_pause(Context& ctx) {
+  ClientPause::Mode mode = ClientPause::Mode::kAll;
+  if (ctx.argc() == 4) {
+    if (iequals(ctx.arg(3), "write")) {
+      mode = ClientPause::Mode::kWrite;
+    } else if (!iequals(ctx.arg(3), "all")) {
+      return ctx.reply.error(errors::kClientPauseMode);
+    }
+  } else if (ctx.argc() > 4) {
+    return ctx.reply.error(errors::unknown_subcommand_or_arity(ctx.arg(1), "CLIENT"));
+  }
+  auto ms = parse_int(ctx.arg(2));
+  if (!ms) return ctx.reply.error(errors::kTimeoutNotInteger);
+  if (*ms < 0) return ctx.reply.error(errors::kTimeoutNegative);
+  int64_t end = 0;
+  if (*ms > 0) {
+    if (*ms > std::numeric_limits<int64_t>::max() - ctx.now_ms) {
+      return ctx.reply.error(errors::kTimeoutOutOfRange);
+    }
+    end = ctx.now_ms + *ms;
+  }
+  ctx.server.pause_clients(mode, end);
+  ctx.reply.ok();
+}
+
+void client_unpause(Context& ctx) {
+  ctx.server.unpause_clients();
+  ctx.reply.ok();
+}
+
 void client_getredir(Context& ctx) {
   ctx.reply.integer(-1);
 }
@@ -514,11 +547,13 @@ void register_connection_commands(CommandTable& t) {
                  {"list", -2, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_list},
                  {"no-evict", 3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_no_evict},
                  {"no-touch", 3, kClientFlags, kClientAcl, 0, 0, 0, client_no_touch},
+                 {"pause", -3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_pause},
                  {"reply", 3, kClientFlags, kClientAcl, 0, 0, 0, client_reply},
                  {"setinfo", 4, kClientFlags, kClientAcl, 0, 0, 0, client_setinfo},
                  {"setname", 3, kClientFlags, kClientAcl, 0, 0, 0, client_setname},
                  {"trackinginfo", 2, kClientFlags, kClientAcl, 0, 0, 0, client_trackinginfo},
                  {"unblock", -3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_unblock},
+                 {"unpause", 2, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_unpause},
              },
          .group = "connection"});
 }

@@ -221,7 +221,9 @@ void clients_section(Context& ctx, Section& s) {
   s.add("maxclients", ctx.server.config().maxclients());
   s.add("client_recent_max_input_buffer", max_in);
   s.add("client_recent_max_output_buffer", max_out);
-  s.add("blocked_clients", ctx.server.blocking().blocked_clients());
+  // Clients postponed by CLIENT PAUSE count as blocked, as in Redis.
+  s.add("blocked_clients",
+        ctx.server.blocking().blocked_clients() + ctx.server.client_pause().postponed());
   s.add("tracking_clients", 0);
   s.add("pubsub_clients", pubsub);
   s.add("watching_clients", watching);

@@ -41,6 +41,14 @@ class Dispatcher {
   DispatchResult rerun_blocked(Session& s, const std::vector<std::string>& argv,
                                int64_t deadline_ms);
 
+  // CLIENT PAUSE: whether `s`'s next command must wait for the pause to end. True: `s` is now
+  // postponed (client_pause.h) and the caller leaves the command unread. A command that would be
+  // refused anyway (unknown, wrong arity, not authenticated) is not postponed: it is answered.
+  // One flag test while no pause is in force.
+  bool postpones(Session& s, std::span<const std::string_view> argv) {
+    return server_.client_pause().active() && postpones_slow(s, argv);
+  }
+
   // Used by EXEC: runs one queued command inside the transaction.
   void execute_queued(Session& s, std::span<const std::string_view> argv, std::string& out);
 
@@ -56,6 +64,7 @@ class Dispatcher {
   Server& server() { return server_; }
 
  private:
+  bool postpones_slow(Session& s, std::span<const std::string_view> argv);
   DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
                      std::string& out, int64_t rerun_deadline, bool argv_is_request = false);
 

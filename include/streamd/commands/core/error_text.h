@@ -63,6 +63,8 @@ inline constexpr std::string_view kUnblockedStateChanged =
     "UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
     "replica?)";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
+inline constexpr std::string_view kClientPauseMode = "ERR CLIENT PAUSE mode must be WRITE or ALL";
 inline constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "streamd/commands/core/blocking.h"
+#include "streamd/commands/core/client_pause.h"
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
 #include "streamd/commands/core/propagation.h"
@@ -41,6 +42,17 @@ class Server final : public engine::KeyObserver {
   engine::CommandClock& command_clock() { return command_clock_; }
   Stats& stats() { return stats_; }
   BlockingRegistry& blocking() { return blocking_; }
+  // CLIENT PAUSE (client_pause.h). pause_clients starts or extends a pause and stops key expiry;
+  // unpause_clients (CLIENT UNPAUSE, or cron once the end time passed) ends it, lets keys expire
+  // again and resumes the postponed clients in order.
+  const ClientPause& client_pause() const { return pause_; }
+  ClientPause& client_pause() { return pause_; }
+  void pause_clients(ClientPause::Mode mode, int64_t end_ms);
+  void unpause_clients();
+  // Ends the pause if its end time has passed (cron, and after each batch).
+  void check_pause_end() {
+    if (pause_.active() && clock_.now_ms() >= pause_.end_ms()) unpause_clients();
+  }
   // Keyspace notifications (notify.h): the pub/sub layer installs its sink here.
   Notifier& notifier() { return notifier_; }
   void notify(const KeyspaceEvent& ev, std::string_view key, int db) {
@@ -220,6 +232,8 @@ class Server final : public engine::KeyObserver {
   engine::Keyspace keyspace_;
   Stats stats_;
   BlockingRegistry blocking_;
+  ClientPause pause_;
+  bool expiry_paused_ = false;  // pause_clients put the keyspace in ExpiryMode::kHide
   Notifier notifier_;
   PubSub pubsub_;
   PubSubSink pubsub_sink_{pubsub_};  // the notifier's sink (set in the constructor)

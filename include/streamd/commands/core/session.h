@@ -101,6 +101,9 @@ struct Session {
 
   // Blocking: non-null while the client waits in a blocking command.
   std::unique_ptr<BlockedState> blocked;
+  // CLIENT PAUSE (commands/core/client_pause.h): the client's next command waits, unread in its
+  // connection's input, for the pause to end. CLIENT LIST shows it blocked (flag b), as Redis.
+  bool postponed = false;
 
   // Pub/sub (commands/pubsub/pubsub.h): this client's channels, patterns and shard channels;
   // null until it first subscribes.
