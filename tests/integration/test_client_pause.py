@@ -8,6 +8,7 @@ import time
 import unittest
 
 from streamd_testlib import servers
+from streamd_testlib.replica import wait_for
 
 needs_streamd = unittest.skipUnless(servers.streamd_available(), "no streamd binary")
 
@@ -18,15 +19,6 @@ def info_field(c, section: str, name: str) -> str:
         if line.startswith(name + ":"):
             return line.split(":", 1)[1]
     raise AssertionError(f"{name} not in INFO {section}")
-
-
-def wait_for(cond, what: str, timeout: float = 5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @needs_streamd
@@ -49,7 +41,7 @@ class ClientPauseTest(unittest.TestCase):
                         b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
         self.assertEqual(worker.read_raw(), b"$-1\r\n")  # a read before the write is served
         self.assertFalse(worker.has_data(0.3))           # the XADD and what follows wait
-        wait_for(lambda: info_field(admin, "clients", "blocked_clients") == "1", "blocked")
+        wait_for(lambda: info_field(admin, "clients", "blocked_clients") == "1", what="blocked")
         listing = admin.call_raw("CLIENT", "LIST").decode()
         line = next(entry for entry in listing.split("\n") if "name=worker" in entry)
         self.assertIn(" flags=b ", line)
@@ -76,7 +68,7 @@ class ClientPauseTest(unittest.TestCase):
         self.assertEqual(c.call_raw("GET", "k"), b"$-1\r\n")
         self.assertEqual(c.call_raw("DBSIZE"), b":1\r\n")
         c.call("CLIENT", "UNPAUSE")
-        wait_for(lambda: c.call_raw("DBSIZE") == b":0\r\n", "active expiry after the pause")
+        wait_for(lambda: c.call_raw("DBSIZE") == b":0\r\n", what="active expiry after the pause")
 
     def test_exec_of_a_transaction_with_a_write_waits(self):
         admin, tx = self.client(), self.client()
@@ -102,11 +94,12 @@ class ClientPauseTest(unittest.TestCase):
         m, r = master.client(), self.client()
         self.addCleanup(m.close)
         r.call("REPLICAOF", "127.0.0.1", str(master.port))
-        wait_for(lambda: info_field(r, "replication", "master_link_status") == "up", "link up")
+        wait_for(lambda: info_field(r, "replication", "master_link_status") == "up",
+                 what="link up")
         m.call("SET", "before", "1")
-        wait_for(lambda: r.call_raw("GET", "before") == b"$1\r\n1\r\n", "first write")
+        wait_for(lambda: r.call_raw("GET", "before") == b"$1\r\n1\r\n", what="first write")
         wait_for(lambda: info_field(r, "replication", "slave_repl_offset")
-                 == info_field(m, "replication", "master_repl_offset"), "caught up")
+                 == info_field(m, "replication", "master_repl_offset"), what="caught up")
         applied = info_field(r, "replication", "slave_repl_offset")
         r.call("CLIENT", "PAUSE", "100000", "WRITE")
         m.call("SET", "during", "1")
@@ -114,7 +107,7 @@ class ClientPauseTest(unittest.TestCase):
         self.assertEqual(r.call_raw("GET", "during"), b"$-1\r\n")
         self.assertEqual(info_field(r, "replication", "slave_repl_offset"), applied)
         r.call("CLIENT", "UNPAUSE")
-        wait_for(lambda: r.call_raw("GET", "during") == b"$1\r\n1\r\n", "applied after")
+        wait_for(lambda: r.call_raw("GET", "during") == b"$1\r\n1\r\n", what="applied after")
 
 if __name__ == "__main__":
     unittest.main()

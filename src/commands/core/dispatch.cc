@@ -369,18 +369,12 @@ bool Dispatcher::postpones_slow(Session& s, std::span<const std::string_view> ar
   const auto [top, spec] = table_.lookup(argv);
   if (!top || !spec || !arity_ok(*spec, argv.size())) return false;
   if (!s.authenticated && !(spec->flags & kNoAuth)) return false;
-  // Redis marks PUBLISH and SPUBLISH may_replicate without COMMAND INFO showing it (the table
-  // mirrors COMMAND INFO), so a WRITE pause holds them too.
-  auto flags_of = [](const CommandSpec& c) {
-    bool publishes = c.full_name == "publish" || c.full_name == "spublish";
-    return c.flags | (publishes ? uint32_t{kMayReplicate} : 0u);
-  };
-  uint32_t flags = flags_of(*spec);
+  uint32_t flags = spec->flags;
   if (s.in_multi && spec->name == "exec") {
     // EXEC counts as what it would run (Redis: the transaction's or-ed command flags).
     for (const auto& queued : s.queued) {
       std::vector<std::string_view> views(queued.begin(), queued.end());
-      if (const CommandSpec* q = table_.lookup(views).spec) flags |= flags_of(*q);
+      if (const CommandSpec* q = table_.lookup(views).spec) flags |= q->flags;
     }
   }
   ClientPause& pause = server_.client_pause();

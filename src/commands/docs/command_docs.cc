@@ -320,7 +320,7 @@ std::vector<std::string_view> flag_names(uint32_t flags) {
       {kAsking, "asking"},
       {kFast, "fast"},
       {kNoAuth, "no_auth"},
-      {kMayReplicate, "may_replicate"},
+      // kMayReplicate is not shown: Redis hides it on purpose (CLIENT PAUSE WRITE reads it).
       {kSentinel, "sentinel"},
       {kOnlySentinel, "only_sentinel"},
       {kNoMandatoryKeys, "no_mandatory_keys"},

@@ -137,7 +137,8 @@ void pubsub_help(Context& ctx) {
 }
 
 constexpr uint32_t kSubscribeFlags = kPubsub | kNoScript | kLoading | kStale;
-constexpr uint32_t kPublishFlags = kPubsub | kLoading | kStale | kFast;
+// may_replicate (hidden from COMMAND INFO, as Redis): a CLIENT PAUSE WRITE holds a publish.
+constexpr uint32_t kPublishFlags = kPubsub | kLoading | kStale | kFast | kMayReplicate;
 constexpr uint32_t kIntrospectFlags = kPubsub | kLoading | kStale;
 
 }  // namespace
