@@ -119,6 +119,8 @@ class Database {
   bool worth_prefetching() const { return dict_.size() >= kPrefetchMinKeys; }
   // Same, but never deletes (used where Redis avoids side effects, e.g. during a scan).
   const Entry* peek(std::string_view key) const;
+  // The stored entry, expired or not (DEBUG DIGEST-VALUE looks at what is stored).
+  const Entry* peek_stored(std::string_view key) const { return dict_.find(key); }
   bool exists(std::string_view key) { return find(key) != nullptr; }
 
   // Inserts or overwrites. `keep_ttl` keeps an existing expiry; otherwise the key is persistent.
@@ -155,6 +157,11 @@ class Database {
                 const std::function<void(std::string_view, const Entry&)>& visit) const;
   // Visits every key (KEYS, AOF rewrite). The callback must not modify the database.
   void for_each(const std::function<void(std::string_view, const Entry&)>& visit) const;
+  // Visits every stored key, expired ones included (DEBUG DIGEST: Redis digests its whole dict).
+  template <class F>
+  void for_each_stored(F&& visit) const {
+    dict_.for_each(visit);
+  }
   // A random live key, or nullopt-like empty string with found=false. In kHide mode, when every
   // key has a TTL and the bounded retries met only expired ones, one of them (Redis's replica
   // does the same rather than loop forever).
@@ -194,6 +201,7 @@ class Keyspace {
   Keyspace(int databases, const Clock& clock);
 
   Database& db(int i) { return *dbs_[static_cast<std::size_t>(i)]; }
+  const Database& db(int i) const { return *dbs_[static_cast<std::size_t>(i)]; }
   int databases() const { return static_cast<int>(dbs_.size()); }
   const Clock& clock() const { return *clock_; }
   void set_observer(KeyObserver* o);

@@ -13,6 +13,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/server/config_command.h"
+#include "streamd/commands/server/dataset_digest.h"
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/monitor.h"
 
@@ -33,6 +34,10 @@ void debug_help(Context& ctx) {
   // The subcommands streamd implements, worded as Redis 7.0.15's DEBUG HELP words them.
   reply_help(ctx.reply, "DEBUG",
              {
+                 "DIGEST",
+                 "    Output a hex signature representing the current DB content.",
+                 "DIGEST-VALUE <key> [<key> ...]",
+                 "    Output a hex signature of the values of all the specified keys.",
                  "LOG <message>",
                  "    Write <message> to the server log.",
                  "LOADAOF",
@@ -151,6 +156,19 @@ void debug(Context& ctx) {
     // As Redis: atoi, so anything not a number turns it off.
     ctx.server.set_active_expire(std::atoi(std::string(ctx.arg(2)).c_str()) != 0);
     return ctx.reply.ok();
+  }
+  if (iequals(sub, "digest") && ctx.argc() == 2) {
+    return ctx.reply.simple(dataset_digest(ctx.server.keyspace()));
+  }
+  if (iequals(sub, "digest-value")) {
+    // What is stored, expired or not, in the client's database; a missing key digests as zeros.
+    const engine::Database& db = ctx.db();
+    ctx.reply.array(ctx.argc() - 2);
+    for (std::size_t i = 2; i < ctx.argc(); ++i) {
+      const engine::Entry* e = db.peek_stored(ctx.arg(i));
+      ctx.reply.simple(e ? value_digest(*e) : std::string(40, '0'));
+    }
+    return;
   }
   if (iequals(sub, "loadaof") && ctx.argc() == 2) {
     Persistence* p = ctx.server.persistence();
