@@ -14,18 +14,7 @@
 
 namespace streamd::repl {
 
-namespace {
-
-// The peer's IP: the session's "ip:port" (or "[v6]:port") without the port.
-std::string peer_ip(const cmd::Session& s) {
-  std::string_view a = s.addr;
-  auto colon = a.rfind(':');
-  if (colon != std::string_view::npos) a = a.substr(0, colon);
-  if (a.size() >= 2 && a.front() == '[' && a.back() == ']') a = a.substr(1, a.size() - 2);
-  return std::string(a);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const char* state_name(ReplicaState s) {
   switch (s) {
@@ -155,7 +144,7 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
   int64_t now_ms = server_.clock().now_ms();
   for (const ReplicaLink& r : replicas_) {
     cmd::ReplicaLinkInfo l;
-    l.ip = r.announced_ip.empty() ? peer_ip(*r.session) : r.announced_ip;
+    l.ip = replica_ip(r);
     l.port = r.listening_port;
     l.state = state_name(r.state);
     l.online = r.state == ReplicaState::kOnline;
@@ -164,6 +153,7 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
     i.replicas.push_back(std::move(l));
   }
   i.good_replicas = good_replicas();
+  i.failover_state = failover_state_name(failover_.state);
   i.replid = id_.replid;
   i.replid2 = id_.replid2;
   i.offset = id_.offset;
@@ -230,6 +220,7 @@ void ReplicationMaster::session_closed(cmd::Session& s) {
 
 void ReplicationMaster::cron(int64_t now_ms) {
   if (replica_side_) replica_side_->cron(now_ms);
+  update_failover(now_ms);
   check_full_sync();
   maybe_start_full_sync(now_ms);
   ping_replicas(now_ms);
@@ -312,6 +303,16 @@ cmd::SyncStart ReplicationMaster::sync(cmd::Session& s, bool psync, std::string_
   if (s.replica) {
     // Already a replica: Redis ignores a repeated SYNC (and answers nothing).
     out.kind = cmd::SyncStart::Kind::kRefused;
+    return out;
+  }
+  // A replica serves no sync while it has no master link of its own (it would hand out data it
+  // cannot vouch for), nor does anyone while failing over.
+  bool linked =
+      !replica_role_ || !replica_side_ || replica_side_->link() == Replica::Link::kConnected;
+  if (failing_over() || !linked) {
+    out.kind = cmd::SyncStart::Kind::kRefused;
+    out.error =
+        failing_over() ? cmd::errors::kSyncWhileFailingOver : cmd::errors::kSyncWithoutMasterLink;
     return out;
   }
   if ((s.out && !s.out->empty()) || s.output_buffer > 0) {
@@ -418,7 +419,8 @@ void ReplicationMaster::ping_replicas(int64_t now_ms) {
   int64_t period_ms = server_.config().ref<std::int64_t>("repl-ping-replica-period") * 1000;
   // A replica forwards its master's stream, PINGs included, and adds none of its own (they
   // would put its offset ahead of its master's, breaking its next partial resync there).
-  if (replicas_.empty() || replica_role_) {
+  // Nor while a failover waits for its target to reach this offset (Redis skips them then too).
+  if (replicas_.empty() || replica_role_ || failing_over()) {
     last_ping_ms_ = now_ms;
     return;
   }

@@ -246,6 +246,7 @@ HandshakeSettings Replica::handshake_settings() const {
     h.psync_replid = id.replid;
     h.psync_offset = id.offset + 1;
   }
+  h.failover = master_.failover_state() == FailoverState::kInProgress;
   return h;
 }
 
@@ -490,10 +491,16 @@ void Replica::process() {
         return drop_link(proto_->error());
       case ReplicaProtocol::Event::Kind::kFullSync:
         if (!apply_full_sync(ev.replid, ev.offset)) return;
+        master_.failover_psync_answered(true);
         break;
       case ReplicaProtocol::Event::Kind::kContinue:
         apply_continue(ev.replid);
+        master_.failover_psync_answered(true);
         break;
+      case ReplicaProtocol::Event::Kind::kFailoverRefused:
+        // Ends the failover: this server becomes a master again (the link is dropped).
+        spdlog::warn("{}", proto_->error());
+        return master_.failover_psync_answered(false);
       case ReplicaProtocol::Event::Kind::kSyncFallback:
         spdlog::info("Master does not support PSYNC or is in error state (reply: {})", ev.replid);
         spdlog::info("Retrying with SYNC...");

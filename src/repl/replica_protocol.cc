@@ -122,7 +122,11 @@ ReplicaProtocol::Event ReplicaProtocol::next(std::string& out) {
         // A master that does not know a REPLCONF option answers an error; Redis goes on.
         if (--handshake_replies_ > 0) break;
         std::string off = std::to_string(settings_.psync_offset);
-        resp::append_command(out, {"PSYNC", settings_.psync_replid, off});
+        if (settings_.failover) {
+          resp::append_command(out, {"PSYNC", settings_.psync_replid, off, "FAILOVER"});
+        } else {
+          resp::append_command(out, {"PSYNC", settings_.psync_replid, off});
+        }
         state_ = State::kPsync;
         break;
       }
@@ -196,6 +200,15 @@ ReplicaProtocol::Event ReplicaProtocol::on_psync_reply(const std::string& line) 
     ev.replid = rest.size() == kEofMarkLen ? std::string(rest) : std::string();
     ev.kind = Event::Kind::kContinue;
     state_ = State::kStream;
+    return ev;
+  }
+  if (settings_.failover) {
+    // The failover's target did not take over: the failover ends (Redis aborts it on any answer
+    // but these two, even one that means "later").
+    state_ = State::kFailed;
+    error_ = "Failover target rejected psync request: " + line;
+    ev.kind = Event::Kind::kFailoverRefused;
+    ev.replid = line;
     return ev;
   }
   if (starts_with(line, "-NOMASTERLINK") || starts_with(line, "-LOADING")) {

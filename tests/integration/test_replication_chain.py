@@ -2,7 +2,8 @@
 a streamd replica continues with +CONTINUE from its own offset, from a streamd and from a
 redis-server 7.0.15 master; chained replicas (A <- B <- C) receive A's stream byte for byte (equal
 offsets and replid); REPLICAOF NO ONE on B keeps A's history as replid2 so C continues partially
-and A, demoted to a replica of B, continues partially too; CONFIG REWRITE writes replicaof.
+and A, demoted to a replica of B, continues partially too; CONFIG REWRITE writes replicaof; a
+replica whose own master link is down refuses SYNC/PSYNC (-NOMASTERLINK).
 
 Skips (exit 0, SKIPPED line) only when the streamd binary or redis-server does not exist.
 """
@@ -12,6 +13,7 @@ import unittest
 from pathlib import Path
 
 from streamd_testlib import runner, servers
+from streamd_testlib.fake_replica import FakeReplica
 from streamd_testlib.replica import link_up, needs_servers, repl, same_offset, wait_for
 
 
@@ -76,6 +78,18 @@ class Resync(unittest.TestCase):
         self.assertEqual(rs.get("k2"), "v2")
         self.assertEqual(rm.info("stats")["sync_partial_ok"], 1)
         self.assertEqual(rm.info("stats")["sync_full"], 1)
+
+    def test_a_replica_without_its_master_link_refuses_to_sync(self):
+        # Nothing listens on A's port: B's link never comes up. A sub-replica asking B for a
+        # copy is refused (it retries) rather than handed data B cannot vouch for, as Redis does.
+        free = servers.free_port()
+        b, rb = self.start(streamd_node("--replicaof", "127.0.0.1", str(free)))
+        sub = FakeReplica(b.port)
+        self.addCleanup(sub.close)
+        sub.handshake(7777)
+        self.assertEqual(sub.call("PSYNC", "?", "-1"),
+                         b"-NOMASTERLINK Can't SYNC while not connected with my master")
+        self.assertEqual(repl(rb)["connected_slaves"], 0)
 
     def test_config_rewrite_writes_replicaof(self):
         m, _ = self.start(streamd_node())

@@ -51,6 +51,15 @@ enum class ReplicaState {
 };
 const char* state_name(ReplicaState s);
 
+// A coordinated failover (FAILOVER; repl/failover.cc), as Redis's failover_state.
+enum class FailoverState {
+  kNone,         // "no-failover"
+  kWaitForSync,  // "waiting-for-sync": writes paused, waiting for a replica to acknowledge all
+  kInProgress,   // "failover-in-progress": this server replicates from the target and asks it,
+                 // with PSYNC ... FAILOVER, to become the master
+};
+const char* failover_state_name(FailoverState s);
+
 // One replica link: a client connection that ran SYNC or PSYNC.
 struct ReplicaLink {
   cmd::Session* session = nullptr;
@@ -125,6 +134,17 @@ class ReplicationMaster final : public cmd::Replication {
   bool refuses_writes() const override;
   bool refuses_stale() const override;
   std::string replicaof(std::string_view host, int port) override;
+  std::string failover(const cmd::FailoverRequest& request) override;
+  std::string failover_abort() override;
+  bool failing_over() const override { return failover_.state != FailoverState::kNone; }
+  std::string psync_failover(std::string_view replid) override;
+
+  // ---- the failover, seen from the replica side (repl/failover.cc) ----
+  FailoverState failover_state() const { return failover_.state; }
+  // The target answered PSYNC ... FAILOVER: +CONTINUE or +FULLRESYNC (`accepted`: the failover
+  // is done, writes resume and meet READONLY) or anything else (it is aborted: this server
+  // becomes a master again).
+  void failover_psync_answered(bool accepted);
 
   // ---- for the replica side and tests ----
   ReplIdentity& identity() { return id_; }
@@ -169,6 +189,17 @@ class ReplicationMaster final : public cmd::Replication {
   // `r` streams from `pos` on (a position the backlog holds).
   void start_cursor(ReplicaLink& r, int64_t pos);
   void ping_replicas(int64_t now_ms);
+  // ---- failover (failover.cc) ----
+  // From cron: the timeout, and whether the replica waited for has caught up.
+  void update_failover(int64_t now_ms);
+  // Becomes the target's replica; its PSYNC carries FAILOVER (Replica::handshake_settings).
+  void start_failover_psync();
+  void abort_failover(std::string_view why);
+  void clear_failover();
+  // The attached replica at `host` (its announced or peer IP, case-insensitive) and `port` (its
+  // listening port), as Redis's findReplica.
+  ReplicaLink* find_replica(std::string_view host, int64_t port);
+  std::string replica_ip(const ReplicaLink& r) const;
   void expire_backlog(int64_t now_ms);
   void drop_silent_replicas(int64_t now_ms);
   // Online replicas that acknowledged within min-replicas-max-lag; -1 when the check is off.
@@ -222,6 +253,14 @@ class ReplicationMaster final : public cmd::Replication {
   bool replica_role_ = false;
   Replica* replica_side_ = nullptr;
   TlsLinks tls_links_;
+  struct Failover {
+    FailoverState state = FailoverState::kNone;
+    int64_t end_ms = 0;  // 0: no timeout
+    bool force = false;
+    std::string host;  // the target; empty until chosen when FAILOVER named none
+    int port = 0;
+  };
+  Failover failover_;
 };
 
 }  // namespace streamd::repl

@@ -9,7 +9,7 @@
 //   -> REPLCONF listening-port <port>        <- +OK         (errors are only logged, as Redis)
 //   -> REPLCONF ip-address <ip>              <- +OK         (only with replica-announce-ip)
 //   -> REPLCONF capa eof capa psync2         <- +OK
-//   -> PSYNC <replid> <offset>               <- +FULLRESYNC <replid> <offset> | +CONTINUE [replid]
+//   -> PSYNC <replid> <offset> [FAILOVER]    <- +FULLRESYNC <replid> <offset> | +CONTINUE [replid]
 // (the four after PONG are sent together, their replies read in order). A master that answers
 // PSYNC with an error (one older than PSYNC, or in an error state; not -NOMASTERLINK / -LOADING,
 // which mean "later") gets SYNC instead, as a Redis replica retries: the payload then comes
@@ -40,6 +40,9 @@ struct HandshakeSettings {
   // PSYNC's arguments: the history this replica has and its offset + 1, or "?" and -1.
   std::string psync_replid = "?";
   int64_t psync_offset = -1;
+  // A master failing over to this link's master (FAILOVER): PSYNC carries a FAILOVER argument,
+  // and an answer other than +FULLRESYNC / +CONTINUE is kFailoverRefused, not a SYNC fallback.
+  bool failover = false;
 };
 
 class ReplicaProtocol {
@@ -58,13 +61,14 @@ class ReplicaProtocol {
 
   struct Event {
     enum class Kind {
-      kNone,          // more bytes are needed
-      kFullSync,      // replid/offset from +FULLRESYNC (after SYNC: "" and -1); payload() holds
-                      // the whole payload
-      kContinue,      // +CONTINUE: replid is the master's (empty when it named none)
-      kSyncFallback,  // PSYNC was refused (replid: the master's reply); SYNC was sent
-      kCommand,       // args: the command; raw: its bytes in the stream
-      kFailed,        // error(): the reason; close the link
+      kNone,             // more bytes are needed
+      kFullSync,         // replid/offset from +FULLRESYNC (after SYNC: "" and -1); payload() holds
+                         // the whole payload
+      kContinue,         // +CONTINUE: replid is the master's (empty when it named none)
+      kSyncFallback,     // PSYNC was refused (replid: the master's reply); SYNC was sent
+      kFailoverRefused,  // PSYNC ... FAILOVER was refused (replid: the reply); close the link
+      kCommand,          // args: the command; raw: its bytes in the stream
+      kFailed,           // error(): the reason; close the link
     };
     Kind kind = Kind::kNone;
     std::string replid;

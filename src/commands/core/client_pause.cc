@@ -8,9 +8,16 @@
 
 namespace streamd::cmd {
 
-void ClientPause::pause(Mode mode, int64_t end_ms) {
-  mode_ = mode;
-  end_ms_ = std::max(end_ms_, end_ms);
+void ClientPause::pause(Purpose purpose, Mode mode, int64_t end_ms) {
+  Slot& s = slot(purpose);
+  s.mode = mode;
+  s.end_ms = std::max(s.end_ms, end_ms);
+  update_mode();
+}
+
+void ClientPause::update_mode() {
+  mode_ = Mode::kNone;
+  for (const Slot& s : slots_) mode_ = std::max(mode_, s.mode);
 }
 
 bool ClientPause::covers(const Session& s, uint32_t command_flags) const {
@@ -28,9 +35,9 @@ void ClientPause::forget(uint64_t session_id) {
   std::erase(postponed_, session_id);
 }
 
-std::vector<uint64_t> ClientPause::end() {
-  mode_ = Mode::kNone;
-  end_ms_ = 0;
+std::vector<uint64_t> ClientPause::end(Purpose purpose) {
+  slot(purpose) = Slot{};
+  update_mode();
   return std::exchange(postponed_, {});
 }
 

@@ -63,8 +63,8 @@ void Server::remove_session(uint64_t id) {
   sessions_.erase(it);
 }
 
-void Server::pause_clients(ClientPause::Mode mode, int64_t end_ms) {
-  pause_.pause(mode, end_ms);
+void Server::pause_clients(ClientPause::Purpose purpose, ClientPause::Mode mode, int64_t end_ms) {
+  pause_.pause(purpose, mode, end_ms);
   // Expiry would delete keys (and write DELs to the AOF and the replicas) during a pause that is
   // meant to hold the dataset still: expired keys are hidden instead, as on a replica.
   if (keyspace_.expiry_mode() == engine::ExpiryMode::kDelete) {
@@ -73,8 +73,17 @@ void Server::pause_clients(ClientPause::Mode mode, int64_t end_ms) {
   }
 }
 
-void Server::unpause_clients() {
-  if (expiry_paused_) {
+void Server::check_pause_end_slow() {
+  int64_t now = clock_.now_ms();
+  for (auto p : {ClientPause::Purpose::kClientCommand, ClientPause::Purpose::kFailover}) {
+    if (pause_.active(p) && now >= pause_.end_ms(p)) unpause_clients(p);
+  }
+}
+
+void Server::unpause_clients(ClientPause::Purpose purpose) {
+  if (!pause_.active(purpose)) return;
+  std::vector<uint64_t> resume = pause_.end(purpose);
+  if (expiry_paused_ && !pause_.active()) {
     expiry_paused_ = false;
     // A REPLICAOF during the pause made this a replica, which keeps its keys hidden.
     bool replica = replication_ && replication_->is_replica();
@@ -82,7 +91,7 @@ void Server::unpause_clients() {
       keyspace_.set_expiry_mode(engine::ExpiryMode::kDelete);
     }
   }
-  for (uint64_t id : pause_.end()) {
+  for (uint64_t id : resume) {
     Session* s = session(id);
     if (!s) continue;
     s->postponed = false;

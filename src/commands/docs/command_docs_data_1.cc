@@ -514,6 +514,23 @@ const RawDoc kPart[] = {
     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
     "key_spec_index\r\n:0\r\n"sv},
+  {"failover"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$73\r\nStart a coordinated failover between this server and one of its replicas.\r\n"
+    "$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%5\r\n"
+    "$4\r\nname\r\n$6\r\ntarget\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n"
+    "token\r\n$2\r\nTO\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n"
+    "arguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n$4\r\ntype\r\n"
+    "$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n"
+    "$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n$5\r\nflags\r\n"
+    "~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$5\r\nabort\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n$5\r\nflags\r\n"
+    "~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\nTIMEOUT\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
   {"flushall"sv,
     "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nresponse_policy:all_succeeded\r\n"
     "~0\r\n"sv,
@@ -708,18 +725,6 @@ const RawDoc kPart[] = {
     "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
     "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
     "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
-  {"lastsave"sv,
-    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency"sv,
-    "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
 };
 
 }  // namespace

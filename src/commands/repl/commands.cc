@@ -116,7 +116,15 @@ void sync_common(Context& ctx, bool psync) {
   }
 }
 
+// PSYNC <replid> <offset> [FAILOVER]: FAILOVER comes from a master handing its role to this
+// replica (its FAILOVER command): the replica becomes a master, then answers as any master.
 void psync(Context& ctx) {
+  if (ctx.argc() > 3 && iequals(ctx.arg(3), "failover")) {
+    Replication* repl = ctx.server.replication();
+    std::string error =
+        repl ? repl->psync_failover(ctx.arg(1)) : std::string(errors::kPsyncFailoverToMaster);
+    if (!error.empty()) return ctx.reply.error(error);
+  }
   sync_common(ctx, true);
 }
 void sync(Context& ctx) {
@@ -190,6 +198,7 @@ void waitaof(Context& ctx) {
 // REPLICAOF host port | NO ONE (and SLAVEOF): follow a master, or become one keeping the data.
 void replicaof(Context& ctx) {
   Replication* repl = ctx.server.replication();
+  if (repl && repl->failing_over()) return ctx.reply.error(errors::kReplicaofWhileFailingOver);
   if (iequals(ctx.arg(1), "no") && iequals(ctx.arg(2), "one")) {
     if (repl) repl->replicaof({}, 0);
     return ctx.reply.ok();
@@ -200,6 +209,43 @@ void replicaof(Context& ctx) {
   if (!port || *port < 0 || *port > 65535) return ctx.reply.error(errors::kInvalidMasterPort);
   if (!repl) return ctx.reply.ok();
   ctx.reply.simple(repl->replicaof(ctx.arg(1), static_cast<int>(*port)));
+}
+
+// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]: the master pauses writes, waits for a
+// replica (the one named, or the first) to acknowledge everything, then becomes its replica,
+// telling it with PSYNC ... FAILOVER to become the master (repl/failover.cc). Options are parsed
+// as Redis parses them: each at most once, ABORT only alone.
+void failover(Context& ctx) {
+  Replication* repl = ctx.server.replication();
+  if (ctx.argc() == 2 && iequals(ctx.arg(1), "abort")) {
+    std::string error = repl ? repl->failover_abort() : std::string(errors::kNoFailoverInProgress);
+    if (!error.empty()) return ctx.reply.error(error);
+    return ctx.reply.ok();
+  }
+  FailoverRequest req;
+  for (std::size_t j = 1; j < ctx.argc(); ++j) {
+    if (iequals(ctx.arg(j), "timeout") && j + 1 < ctx.argc() && req.timeout_ms == 0) {
+      auto ms = parse_int(ctx.arg(j + 1));
+      if (!ms) return ctx.reply.error(errors::kNotInteger);
+      if (*ms <= 0) return ctx.reply.error(errors::kFailoverTimeoutNotPositive);
+      req.timeout_ms = *ms;
+      ++j;
+    } else if (iequals(ctx.arg(j), "to") && j + 2 < ctx.argc() && !req.has_target) {
+      auto port = parse_int(ctx.arg(j + 2));
+      if (!port) return ctx.reply.error(errors::kNotInteger);
+      req.has_target = true;
+      req.host = std::string(ctx.arg(j + 1));
+      req.port = *port;
+      j += 2;
+    } else if (iequals(ctx.arg(j), "force") && !req.force) {
+      req.force = true;
+    } else {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  }
+  std::string error = repl ? repl->failover(req) : std::string(errors::kFailoverNoReplicas);
+  if (!error.empty()) return ctx.reply.error(error);
+  ctx.reply.ok();
 }
 
 }  // namespace
@@ -262,6 +308,17 @@ void register_replication_commands(CommandTable& t) {
            nullptr,
            "server"});
   }
+  t.add({"failover",
+         -1,
+         kAdmin | kNoScript | kStale,
+         "admin slow dangerous",
+         0,
+         0,
+         0,
+         failover,
+         {},
+         nullptr,
+         "server"});
   t.add({"wait", 3, kNoScript, "slow connection", 0, 0, 0, wait_cmd, {}, nullptr, "generic"});
   t.add({"waitaof", 4, kNoScript, "slow connection", 0, 0, 0, waitaof, {}, nullptr, "generic"});
 }

@@ -406,12 +406,12 @@ void client_pause(Context& ctx) {
     }
     end = ctx.now_ms + *ms;
   }
-  ctx.server.pause_clients(mode, end);
+  ctx.server.pause_clients(ClientPause::Purpose::kClientCommand, mode, end);
   ctx.reply.ok();
 }
 
 void client_unpause(Context& ctx) {
-  ctx.server.unpause_clients();
+  ctx.server.unpause_clients(ClientPause::Purpose::kClientCommand);
   ctx.reply.ok();
 }
 

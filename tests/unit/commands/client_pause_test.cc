@@ -3,6 +3,8 @@
 // errors as redis-server 7.0.15 sends them.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <string>
 #include <vector>
 
@@ -91,7 +93,8 @@ TEST_F(ClientPauseTest, ThePauseEndsAtItsTimeAndALaterEndWins) {
   Run({"CLIENT", "PAUSE", "500", "WRITE"});
   Run({"CLIENT", "PAUSE", "100", "ALL"});  // the mode changes, the later end stays
   EXPECT_EQ(h.server().client_pause().mode(), cmd::ClientPause::Mode::kAll);
-  EXPECT_EQ(h.server().client_pause().end_ms(), CommandHarness::kStartMs + 500);
+  EXPECT_EQ(h.server().client_pause().end_ms(cmd::ClientPause::Purpose::kClientCommand),
+            CommandHarness::kStartMs + 500);
   EXPECT_TRUE(Postpones({"GET", "k"}, 1));
   h.Advance(499);
   h.Cron();
@@ -121,6 +124,30 @@ TEST_F(ClientPauseTest, APostponedClientThatLeavesIsForgotten) {
   h.server().remove_session(h.session(1).id);
   EXPECT_EQ(h.server().client_pause().postponed(), 0u);
   Run({"CLIENT", "UNPAUSE"});
+}
+
+TEST_F(ClientPauseTest, AFailoversPauseOutlivesClientUnpause) {
+  using Purpose = cmd::ClientPause::Purpose;
+  bool woken = false;
+  h.session(1).flush = [&woken] { woken = true; };
+  h.server().pause_clients(Purpose::kFailover, cmd::ClientPause::Mode::kWrite,
+                           std::numeric_limits<int64_t>::max());
+  Run({"CLIENT", "PAUSE", "10000", "ALL"});
+  EXPECT_EQ(h.server().client_pause().mode(), cmd::ClientPause::Mode::kAll);
+  EXPECT_TRUE(Postpones({"GET", "k"}, 1));
+  // CLIENT UNPAUSE ends its own pause: the read resumes, writes still wait for the failover.
+  Run({"CLIENT", "UNPAUSE"});
+  EXPECT_TRUE(woken);
+  EXPECT_FALSE(h.session(1).postponed);
+  EXPECT_EQ(h.server().client_pause().mode(), cmd::ClientPause::Mode::kWrite);
+  EXPECT_FALSE(Postpones({"GET", "k"}, 1));
+  EXPECT_TRUE(Postpones({"SET", "k", "v"}, 2));
+  h.Advance(20000);
+  h.Cron();
+  EXPECT_TRUE(h.server().client_pause().active());
+  h.server().unpause_clients(Purpose::kFailover);
+  EXPECT_FALSE(h.server().client_pause().active());
+  EXPECT_FALSE(h.session(2).postponed);
 }
 
 }  // namespace

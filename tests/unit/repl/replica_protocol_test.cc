@@ -41,7 +41,7 @@ struct Driver {
         raw.push_back(std::string(ev.raw));
       }
       evs.push_back(std::move(ev));
-      if (evs.back().kind == Kind::kFailed) break;
+      if (evs.back().kind == Kind::kFailed || evs.back().kind == Kind::kFailoverRefused) break;
     }
     return evs;
   }
@@ -170,6 +170,40 @@ TEST(ReplicaProtocol, PsyncRefusedFallsBackToSync) {
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].kind, Kind::kFailed);
   EXPECT_EQ(d.sent, "");
+}
+
+TEST(ReplicaProtocol, FailoverPsyncCarriesTheArgumentAndAnyRefusalEndsIt) {
+  // A master failing over to this link's master: PSYNC <its history> FAILOVER. Accepted, it goes
+  // on as any PSYNC; any other answer (even "later") is reported as the failover refused, with no
+  // SYNC fallback (Redis aborts the failover then).
+  HandshakeSettings s = settings();
+  s.psync_replid = kId;
+  s.psync_offset = 101;
+  s.failover = true;
+  {
+    Driver d(s);
+    d.feed("+PONG\r\n+OK\r\n+OK\r\n");
+    EXPECT_EQ(d.take_sent(), enc({"PING"}) + enc({"REPLCONF", "listening-port", "6380"}) +
+                                 enc({"REPLCONF", "capa", "eof", "capa", "psync2"}) +
+                                 enc({"PSYNC", kId, "101", "FAILOVER"}));
+    auto evs = d.feed("+CONTINUE " + kMark + "\r\n");
+    ASSERT_EQ(evs.size(), 1u);
+    EXPECT_EQ(evs[0].kind, Kind::kContinue);
+    EXPECT_EQ(evs[0].replid, kMark);
+  }
+  for (std::string refusal : {"-ERR PSYNC FAILOVER replid must match my replid.",
+                              "-NOPERM this user has no permissions", "-LOADING later"}) {
+    SCOPED_TRACE(refusal);
+    Driver d(s);
+    d.feed("+PONG\r\n+OK\r\n+OK\r\n");
+    d.take_sent();
+    auto evs = d.feed(refusal + "\r\n");
+    ASSERT_EQ(evs.size(), 1u);
+    EXPECT_EQ(evs[0].kind, Kind::kFailoverRefused);
+    EXPECT_EQ(evs[0].replid, refusal);
+    EXPECT_EQ(d.p.state(), ReplicaProtocol::State::kFailed);
+    EXPECT_EQ(d.sent, "");
+  }
 }
 
 TEST(ReplicaProtocol, Failures) {

@@ -325,6 +325,30 @@ inline constexpr std::string_view kReplicaofFromReplica =
     "ERR Command is not valid when client is a replica.";
 inline constexpr std::string_view kMasterDown =
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+inline constexpr std::string_view kSyncWhileFailingOver =
+    "NOMASTERLINK Can't SYNC while failing over";
+inline constexpr std::string_view kSyncWithoutMasterLink =
+    "NOMASTERLINK Can't SYNC while not connected with my master";
+inline constexpr std::string_view kReplicaofWhileFailingOver =
+    "ERR REPLICAOF not allowed while failing over.";
+// FAILOVER (commands/repl/, repl/failover.cc) and PSYNC ... FAILOVER, as Redis words them.
+inline constexpr std::string_view kNoFailoverInProgress = "ERR No failover in progress.";
+inline constexpr std::string_view kFailoverTimeoutNotPositive =
+    "ERR FAILOVER timeout must be greater than 0";
+inline constexpr std::string_view kFailoverInProgress = "ERR FAILOVER already in progress.";
+inline constexpr std::string_view kFailoverOnReplica =
+    "ERR FAILOVER is not valid when server is a replica.";
+inline constexpr std::string_view kFailoverNoReplicas = "ERR FAILOVER requires connected replicas.";
+inline constexpr std::string_view kFailoverForceArgs =
+    "ERR FAILOVER with force option requires both a timeout and target HOST and IP.";
+inline constexpr std::string_view kFailoverTargetUnknown =
+    "ERR FAILOVER target HOST and PORT is not a replica.";
+inline constexpr std::string_view kFailoverTargetOffline =
+    "ERR FAILOVER target replica is not online.";
+inline constexpr std::string_view kPsyncFailoverToMaster =
+    "ERR PSYNC FAILOVER can't be sent to a master.";
+inline constexpr std::string_view kPsyncFailoverReplid =
+    "ERR PSYNC FAILOVER replid must match my replid.";
 std::string replconf_unknown_option(std::string_view option);
 std::string replconf_ip_too_long(std::size_t bytes);
 // streamd's own: a write Redis 7.0 has no command for, refused while rdb-version is 10 (see

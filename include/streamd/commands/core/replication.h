@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/propagation.h"
 
 namespace streamd::cmd {
@@ -67,6 +68,15 @@ struct ReplSaveInfo {
   int stream_db = 0;
   std::string replid;
   int64_t offset = 0;
+};
+
+// FAILOVER [TO host port [FORCE]] [TIMEOUT ms] (repl/failover.cc).
+struct FailoverRequest {
+  bool has_target = false;  // TO host port
+  std::string host;
+  int64_t port = 0;
+  int64_t timeout_ms = 0;  // 0 = wait for a replica to catch up until FAILOVER ABORT
+  bool force = false;      // fail over to the target at the timeout even if it lags
 };
 
 // What SYNC / PSYNC start (commands/repl/ renders it).
@@ -152,6 +162,23 @@ class Replication {
     (void)host;
     (void)port;
     return "OK";
+  }
+
+  // ---- FAILOVER (a master hands its role to a replica; repl/failover.cc) ----
+  // Starts a failover: the error line (without '-') when refused, "" when started.
+  virtual std::string failover(const FailoverRequest& request) {
+    (void)request;
+    return std::string(errors::kFailoverNoReplicas);
+  }
+  // FAILOVER ABORT: the error line, or "" when a failover was aborted.
+  virtual std::string failover_abort() { return std::string(errors::kNoFailoverInProgress); }
+  // Whether a failover is under way (REPLICAOF and SYNC are refused meanwhile).
+  virtual bool failing_over() const { return false; }
+  // PSYNC <replid> <offset> FAILOVER from this replica's master: when `replid` is ours, this
+  // server becomes a master first (the PSYNC then continues as usual). The error line, or "".
+  virtual std::string psync_failover(std::string_view replid) {
+    (void)replid;
+    return std::string(errors::kPsyncFailoverToMaster);
   }
 
   // Whether a forked child is writing a full sync's snapshot. Redis counts it as an RDB child:

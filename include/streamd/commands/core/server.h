@@ -42,16 +42,17 @@ class Server final : public engine::KeyObserver {
   engine::CommandClock& command_clock() { return command_clock_; }
   Stats& stats() { return stats_; }
   BlockingRegistry& blocking() { return blocking_; }
-  // CLIENT PAUSE (client_pause.h). pause_clients starts or extends a pause and stops key expiry;
-  // unpause_clients (CLIENT UNPAUSE, or cron once the end time passed) ends it, lets keys expire
-  // again and resumes the postponed clients in order.
+  // CLIENT PAUSE and FAILOVER (client_pause.h). pause_clients starts or extends a purpose's pause
+  // and stops key expiry; unpause_clients (CLIENT UNPAUSE, the end of a failover, or cron once the
+  // end time passed) ends it, lets keys expire again when no pause is left and resumes the
+  // postponed clients in order.
   const ClientPause& client_pause() const { return pause_; }
   ClientPause& client_pause() { return pause_; }
-  void pause_clients(ClientPause::Mode mode, int64_t end_ms);
-  void unpause_clients();
-  // Ends the pause if its end time has passed (cron, and after each batch).
+  void pause_clients(ClientPause::Purpose purpose, ClientPause::Mode mode, int64_t end_ms);
+  void unpause_clients(ClientPause::Purpose purpose);
+  // Ends the pauses whose end time has passed (cron, and after each batch).
   void check_pause_end() {
-    if (pause_.active() && clock_.now_ms() >= pause_.end_ms()) unpause_clients();
+    if (pause_.active()) check_pause_end_slow();
   }
   // Keyspace notifications (notify.h): the pub/sub layer installs its sink here.
   Notifier& notifier() { return notifier_; }
@@ -232,6 +233,7 @@ class Server final : public engine::KeyObserver {
   engine::Keyspace keyspace_;
   Stats stats_;
   BlockingRegistry blocking_;
+  void check_pause_end_slow();
   ClientPause pause_;
   bool expiry_paused_ = false;  // pause_clients put the keyspace in ExpiryMode::kHide
   Notifier notifier_;
