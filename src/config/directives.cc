@@ -293,6 +293,11 @@ const Directive kDirectives[] = {
     int_row("replica-announce-port", "0", 0, 65535).with_aliases(kAnnouncePortAliases),
     bool_row("replica-announced", "yes"),
 
+    // ---- shutdown (commands/core/shutdown.h): how long a master waits for its replicas, and
+    // the SHUTDOWN flags SIGINT / SIGTERM run with ----
+    special_row("shutdown-on-sigint", "default", kShutdownOnSignalCodec),
+    special_row("shutdown-on-sigterm", "default", kShutdownOnSignalCodec),
+    int_row("shutdown-timeout", "10", 0, kIntMax),
     // ---- diagnostics ----
     int_row("slowlog-log-slower-than", "10000", -1, kLongMax),
     int_row("slowlog-max-len", "128", 0, kLongMax),
@@ -412,9 +417,6 @@ const Directive kDirectives[] = {
     int_row("set-max-listpack-entries", "128", 0, kLongMax).no_effect(),
     int_row("set-max-listpack-value", "64", 0, kLongMax).no_effect(),
     bool_row("set-proc-title", "yes").immutable().no_effect(),
-    special_row("shutdown-on-sigint", "default", kShutdownOnSignalCodec).no_effect(),
-    special_row("shutdown-on-sigterm", "default", kShutdownOnSignalCodec).no_effect(),
-    int_row("shutdown-timeout", "10", 0, kIntMax).no_effect(),
     int_row("socket-mark-id", "0", 0, kUintMax).immutable().no_effect(),
     enum_row("supervised", "no", kSupervised).immutable().no_effect(),
     bool_row("syslog-enabled", "no").immutable().no_effect(),

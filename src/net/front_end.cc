@@ -223,8 +223,21 @@ void FrontEnd::refresh_settings() {
 void FrontEnd::wait_signal() {
   signals_.async_wait([this](const asio::error_code& ec, int sig) {
     if (ec) return;
+    cmd::ShutdownSequence& seq = server_.shutdown();
+    if (sig == SIGINT && seq.waiting()) {
+      // Redis exits at once on a second SIGINT; streamd still flushes the AOF on the way out.
+      spdlog::warn("You insist... exiting now.");
+      shutdown("signal");
+      return;
+    }
     spdlog::warn("Received {} scheduling shutdown...", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    shutdown("signal");
+    // shutdown-on-sigint / shutdown-on-sigterm hold SHUTDOWN's flags ("default": none).
+    auto flags = static_cast<uint32_t>(
+        cfg_.ref<std::int64_t>(sig == SIGINT ? "shutdown-on-sigint" : "shutdown-on-sigterm"));
+    // Waiting for replicas, or a failed save without FORCE (the server keeps running): a later
+    // signal is still heard. Exiting: the posted shutdown stops the loop.
+    if (seq.begin(flags) != cmd::ShutdownSequence::Outcome::kExiting) wait_signal();
+    dispatcher_.after_batch();
   });
 }
 

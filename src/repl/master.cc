@@ -163,7 +163,9 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
   if (backlog_) {
     i.backlog_first_byte_offset = backlog_->first_byte_offset();
     i.backlog_histlen = backlog_->histlen();
+    i.buffer_bytes = backlog_->allocated();
   }
+  for (const ReplicaLink& r : replicas_) i.buffer_bytes += r.pending.size();
   if (info_hook) info_hook(i);
   return i;
 }
@@ -365,6 +367,29 @@ int64_t ReplicationMaster::replicas_acked(int64_t offset) const {
     if (r.state == ReplicaState::kOnline && r.ack_offset >= offset) ++n;
   }
   return n;
+}
+
+bool ReplicationMaster::replicas_in_sync() const {
+  for (const ReplicaLink& r : replicas_) {
+    if (r.ack_offset != id_.offset) return false;
+  }
+  return true;
+}
+
+void ReplicationMaster::log_replicas_at_shutdown() const {
+  if (replicas_.empty()) return;
+  int64_t now_ms = server_.clock().now_ms();
+  std::size_t lagging = 0;
+  for (const ReplicaLink& r : replicas_) {
+    if (r.ack_offset == id_.offset) continue;
+    ++lagging;
+    int64_t lag_s = r.state == ReplicaState::kOnline ? (now_ms - r.ack_time_ms) / 1000 : 0;
+    spdlog::warn("Lagging replica {}:{} reported offset {} behind master, lag={}, state={}.",
+                 replica_ip(r), r.listening_port, id_.offset - r.ack_offset, lag_s,
+                 state_name(r.state));
+  }
+  spdlog::info("{} of {} replicas are in sync when shutting down.", replicas_.size() - lagging,
+               replicas_.size());
 }
 
 int64_t ReplicationMaster::replicas_aof_acked(int64_t offset) const {

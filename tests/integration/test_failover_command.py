@@ -29,20 +29,13 @@ import redis
 
 from streamd_testlib import runner, servers
 from streamd_testlib.fake_replica import FakeReplica
-from streamd_testlib.replica import link_up, repl, wait_for
+from streamd_testlib.replica import NodeKind, link_up, repl, wait_for
 from streamd_testlib.resp import ReplyReader
 
-SELFTEST = os.environ.get("STREAMD_FAILOVER_CMD_SELFTEST") == "1"
-NODE_ARGS = ("--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes",
-             "--appendonly", "no")
-needs_servers = unittest.skipUnless(
-    servers.redis_available() and (SELFTEST or servers.streamd_available()),
-    "streamd or redis-server missing")
-
-
-def node(*args):
-    start = servers.start_redis if SELFTEST else servers.start_streamd
-    return start(*NODE_ARGS, *args)
+NODES = NodeKind("STREAMD_FAILOVER_CMD_SELFTEST", "--repl-diskless-sync-delay", "0",
+                 "--enable-debug-command", "yes", "--appendonly", "no")
+needs_servers = NODES.needs_servers
+node = NODES.start
 
 
 def state(r) -> str:

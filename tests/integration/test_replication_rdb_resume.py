@@ -82,6 +82,10 @@ class MasterRestartKeepsItsReplicas(unittest.TestCase):
         wait_for(lambda: link_up(r), timeout=30, what="link up")
         m.set("k", "v")
         wait_for(lambda: same_offset(r, m), what="replica caught up")
+        # ... and the master knows it (its ACK came): SHUTDOWN then has no replica to wait for,
+        # so it sends no REPLCONF GETACK, which would move the offset the file records.
+        wait_for(lambda: m.info("replication")["slave0"]["offset"] == offset_of(m),
+                 what="the replica's ACK of the last write")
         replid = m.info("replication")["master_replid"]
         offset = offset_of(m)
         try:

@@ -3,6 +3,7 @@ test_replication_chain.py): what a replica's INFO says about its link and offset
 
 from __future__ import annotations
 
+import os
 import unittest
 
 from . import servers
@@ -32,3 +33,19 @@ def offset_of(r) -> int:
 
 def same_offset(*clients) -> bool:
     return len({offset_of(c) for c in clients}) == 1
+
+
+class NodeKind:
+    """The servers of a replication test that can run on streamd nodes or, to check the test
+    itself, on redis-server nodes (when the environment variable `selftest_env` is "1")."""
+
+    def __init__(self, selftest_env: str, *node_args: str):
+        self.selftest = os.environ.get(selftest_env) == "1"
+        self.node_args = node_args
+        self.needs_servers = unittest.skipUnless(
+            servers.redis_available() and (self.selftest or servers.streamd_available()),
+            "streamd or redis-server missing")
+
+    def start(self, *args):
+        start = servers.start_redis if self.selftest else servers.start_streamd
+        return start(*self.node_args, *args)

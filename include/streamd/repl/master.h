@@ -127,6 +127,8 @@ class ReplicationMaster final : public cmd::Replication {
   int64_t replicas_aof_acked(int64_t offset) const override;
   bool enough_good_replicas() const override;
   void request_acks() override;
+  bool replicas_in_sync() const override;
+  void log_replicas_at_shutdown() const override;
   bool is_replica() const override { return replica_role_; }
   bool sync_child_active() const override { return child_.has_value(); }
   std::optional<cmd::ReplSaveInfo> rdb_save_info() const override;

@@ -157,8 +157,10 @@ int64_t BlockingRegistry::next_deadline() const {
 
 BlockingRegistry::KeyCounts BlockingRegistry::key_counts() const {
   KeyCounts n;
-  n.keys = waiters_.size();
   for (const auto& [key, fifo] : waiters_) {
+    // WAIT's and SHUTDOWN's pseudo-keys (negative databases) are no keys to Redis.
+    if (!key.empty() && key[0] == '-') continue;
+    ++n.keys;
     bool on_nokey = std::any_of(fifo.begin(), fifo.end(), [](const Session* s) {
       return s->blocked && !s->blocked->argv.empty() &&
              text::iequals(s->blocked->argv[0], "xreadgroup");

@@ -75,7 +75,8 @@ void Server::pause_clients(ClientPause::Purpose purpose, ClientPause::Mode mode,
 
 void Server::check_pause_end_slow() {
   int64_t now = clock_.now_ms();
-  for (auto p : {ClientPause::Purpose::kClientCommand, ClientPause::Purpose::kFailover}) {
+  for (auto p : {ClientPause::Purpose::kClientCommand, ClientPause::Purpose::kFailover,
+                 ClientPause::Purpose::kShutdown}) {
     if (pause_.active(p) && now >= pause_.end_ms(p)) unpause_clients(p);
   }
 }
@@ -221,6 +222,7 @@ constexpr int kExpireRounds = 16;
 void Server::cron() {
   check_pause_end();
   int64_t now = clock_.now_ms();
+  shutdown_.cron(now);
   stats_.sample(now);
   if (persistence_) persistence_->cron(now);
   if (replication_) replication()->cron(now);

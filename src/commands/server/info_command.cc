@@ -194,6 +194,9 @@ void server_section(Context& ctx, Section& s) {
   s.add("executable", executable_path());
   s.add("config_file", cfg.config_file());
   s.add("io_threads_active", 0);
+  if (ctx.server.shutdown().waiting()) {
+    s.add("shutdown_in_milliseconds", ctx.server.shutdown().deadline_ms() - now_ms);
+  }
   // Redis 7.2+'s listener lines, one per kind that is on. The number is Redis's connection-type
   // index (tcp 0, unix 1, tls 2: their registration order), not a count.
   std::string binds;
@@ -207,6 +210,17 @@ void server_section(Context& ctx, Section& s) {
   }
 }
 
+}  // namespace
+
+std::size_t connected_clients(const Server& server) {
+  // A replica's own link to its master counts (Redis keeps it in its client list).
+  std::size_t replicas = 0;
+  for (const auto& [id, sess] : server.sessions()) replicas += sess->replica ? 1 : 0;
+  return server.sessions().size() - replicas;
+}
+
+namespace {
+
 void clients_section(Context& ctx, Section& s) {
   std::size_t max_in = 0, max_out = 0, with_timeout = 0, pubsub = 0, watching = 0;
   for (const auto& [id, sess] : ctx.server.sessions()) {
@@ -216,7 +230,7 @@ void clients_section(Context& ctx, Section& s) {
     if (subscribed(*sess)) ++pubsub;
     if (!sess->watched.empty()) ++watching;
   }
-  s.add("connected_clients", ctx.server.sessions().size());
+  s.add("connected_clients", connected_clients(ctx.server));
   s.add("cluster_connections", 0);
   s.add("maxclients", ctx.server.config().maxclients());
   s.add("client_recent_max_input_buffer", max_in);
@@ -305,9 +319,14 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_fragmentation_ratio", ratio(rss, used));
   s.add("mem_fragmentation_bytes", diff(rss, used));
   s.add("mem_not_counted_for_evict", 0);
-  s.add("mem_replication_backlog", 0);
-  s.add("mem_total_replication_buffers", 0);
-  s.add("mem_clients_slaves", 0);
+  // As Redis 7 splits its shared replication buffer: up to repl-backlog-size is the backlog's,
+  // what replicas hold beyond that counts as theirs.
+  ReplicationInfo repl = replication_info(ctx.server);
+  uint64_t backlog_size = static_cast<uint64_t>(repl.backlog_size);
+  bool excess = !repl.replicas.empty() && repl.buffer_bytes > backlog_size;
+  s.add("mem_replication_backlog", excess ? backlog_size : repl.buffer_bytes);
+  s.add("mem_total_replication_buffers", repl.buffer_bytes);
+  s.add("mem_clients_slaves", excess ? repl.buffer_bytes - backlog_size : 0);
   s.add("mem_clients_normal", clients);
   s.add("mem_cluster_links", 0);
   s.add("mem_aof_buffer", 0);

@@ -54,7 +54,7 @@ void server_metrics(Server& server, Exposition& e) {
   e.sample("redis_up", {}, int64_t{1});
   const Gauge gauges[] = {
       {"redis_uptime_in_seconds", static_cast<double>(uptime)},
-      {"redis_connected_clients", static_cast<double>(server.sessions().size())},
+      {"redis_connected_clients", static_cast<double>(connected_clients(server))},
       {"redis_blocked_clients", static_cast<double>(server.blocking().blocked_clients())},
       {"redis_memory_used_bytes", static_cast<double>(used_memory_bytes())},
   };

@@ -254,43 +254,52 @@ void monitor(Context& ctx) {
   ctx.reply.ok();
 }
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: the shutdown sequence (core/shutdown.h). The
+// caller gets no reply when the server exits (its connection closes); while the sequence waits
+// for replicas it stays blocked, and re-runs (answering the error) if the shutdown is cancelled.
 void shutdown(Context& ctx) {
-  bool save = false, nosave = false, abort = false, now = false, force = false;
+  uint32_t flags = 0;
+  bool abort = false;
   for (ArgCursor cur(ctx.argv, 1); !cur.done();) {
     if (cur.match("nosave")) {
-      nosave = true;
+      flags |= ShutdownSequence::kNoSave;
     } else if (cur.match("save")) {
-      save = true;
+      flags |= ShutdownSequence::kSave;
     } else if (cur.match("now")) {
-      now = true;
+      flags |= ShutdownSequence::kNow;
     } else if (cur.match("force")) {
-      force = true;
+      flags |= ShutdownSequence::kForce;
     } else if (cur.match("abort")) {
       abort = true;
     } else {
       return ctx.reply.error(errors::kSyntax);
     }
   }
-  if ((abort && ctx.argc() != 2) || (save && nosave)) return ctx.reply.error(errors::kSyntax);
-  // streamd shuts down at once, so there is never a shutdown in progress to abort.
-  if (abort) return ctx.reply.error(errors::kNoShutdownInProgress);
-  if (!ctx.server.request_shutdown) return ctx.reply.error(errors::kShutdownFailed);
-  // The final snapshot first, so a failed save can still be answered (and the server stays up
-  // unless FORCE); the shutdown hook's own call then finds it done.
-  if (Snapshots* snap = ctx.server.snapshots()) {
-    auto mode = save     ? Snapshots::ShutdownSave::kSave
-                : nosave ? Snapshots::ShutdownSave::kNoSave
-                         : Snapshots::ShutdownSave::kDefault;
-    if (!snap->shutdown_save(mode)) {
-      if (!force) return ctx.reply.error(errors::kShutdownFailed);
-      spdlog::warn("Error trying to save the DB. Exit anyway.");
+  constexpr uint32_t kBoth = ShutdownSequence::kSave | ShutdownSequence::kNoSave;
+  if ((abort && flags != 0) || (flags & kBoth) == kBoth) return ctx.reply.error(errors::kSyntax);
+  ShutdownSequence& seq = ctx.server.shutdown();
+  if (abort) {
+    if (!seq.abort()) return ctx.reply.error(errors::kNoShutdownInProgress);
+    return ctx.reply.ok();
+  }
+  if (ctx.rerun_deadline_ms >= 0) {
+    // Woken: the shutdown this client waited for was cancelled (ABORT, or a failed save).
+    if (!seq.waiting()) return ctx.reply.error(errors::kShutdownFailed);
+  } else {
+    if (!ctx.server.request_shutdown) return ctx.reply.error(errors::kShutdownFailed);
+    switch (seq.begin(flags)) {
+      case ShutdownSequence::Outcome::kFailed:
+        return ctx.reply.error(errors::kShutdownFailed);
+      case ShutdownSequence::Outcome::kExiting:
+        // As Redis, no reply: the server closes the connection as it exits.
+        ctx.session.close_after_reply = true;
+        return;
+      case ShutdownSequence::Outcome::kWaiting:
+        break;
     }
   }
-  spdlog::warn("User requested shutdown...");
-  (void)now;
-  // As Redis, no reply: the server closes the connection as it exits.
-  ctx.session.close_after_reply = true;
-  ctx.server.request_shutdown();
+  std::vector<std::string> rerun(ctx.argv.begin(), ctx.argv.end());
+  ctx.block({{kShutdownWaitDb, std::string(kShutdownWaitKey)}}, 0, std::move(rerun));
 }
 
 constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;

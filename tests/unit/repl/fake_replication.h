@@ -19,7 +19,9 @@ class FakeReplication final : public cmd::Replication {
   bool sync_child = false;
   std::optional<cmd::ReplSaveInfo> save_info;
   std::optional<cmd::ReplSaveInfo> restored;
-  std::string last;  // the last REPLICAOF's "host:port"
+  std::string last;        // the last REPLICAOF's "host:port"
+  bool in_sync = true;     // what replicas_in_sync() answers (the shutdown's wait)
+  int acks_requested = 0;  // REPLCONF GETACK rounds asked for
 
   bool feeding() const override { return false; }
   int64_t feed(const cmd::PropagationBatch&) override { return 0; }
@@ -43,7 +45,8 @@ class FakeReplication final : public cmd::Replication {
   void sync_replied(cmd::Session&) override {}
   bool enough_good_replicas() const override { return true; }
   int64_t replicas_acked(int64_t) const override { return 0; }
-  void request_acks() override {}
+  void request_acks() override { ++acks_requested; }
+  bool replicas_in_sync() const override { return in_sync; }
   void session_closed(cmd::Session&) override {}
   void cron(int64_t) override {}
   bool is_replica() const override { return replica; }

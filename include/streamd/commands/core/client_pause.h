@@ -13,10 +13,11 @@
 // A replica's stream from its master is held too, in either mode (Redis pauses replica traffic
 // with both): repl::Replica leaves it unread while paused and applies it once the pause ends.
 //
-// Pauses have purposes, as Redis's pauseActions: CLIENT PAUSE's, and a coordinated FAILOVER's
-// (which holds writes until the failover ends). Each has its own mode and end; what is in force
-// is the strongest mode of those active. Ending one purpose's pause (CLIENT UNPAUSE does not end
-// a failover's) resumes every postponed client: what is still covered is postponed again.
+// Pauses have purposes, as Redis's pauseActions: CLIENT PAUSE's, a coordinated FAILOVER's (which
+// holds writes until the failover ends) and a shutdown's (while it waits for replicas). Each has
+// its own mode and end; what is in force is the strongest mode of those active. Ending one
+// purpose's pause (CLIENT UNPAUSE does not end a failover's) resumes every postponed client: what
+// is still covered is postponed again.
 #pragma once
 
 #include <array>
@@ -31,7 +32,7 @@ class ClientPause {
  public:
   // Ordered: a stronger mode covers more.
   enum class Mode : uint8_t { kNone, kWrite, kAll };
-  enum class Purpose : uint8_t { kClientCommand, kFailover };
+  enum class Purpose : uint8_t { kClientCommand, kFailover, kShutdown };
 
   // `purpose`'s mode becomes `mode`; its end is the later of the one in force and `end_ms`
   // (Redis keeps the latest end and the last mode asked for).
@@ -64,7 +65,7 @@ class ClientPause {
   Slot& slot(Purpose p) { return slots_[static_cast<std::size_t>(p)]; }
   void update_mode();
 
-  std::array<Slot, 2> slots_{};
+  std::array<Slot, 3> slots_{};
   Mode mode_ = Mode::kNone;  // invariant: the strongest of slots_' modes
   std::vector<uint64_t> postponed_;
 };

@@ -59,6 +59,9 @@ struct ReplicationInfo {
   int64_t backlog_size = 1048576;
   int64_t backlog_first_byte_offset = 0;
   int64_t backlog_histlen = 0;
+  // Memory holding the stream: the backlog's blocks (shared with the replicas reading them, as
+  // Redis 7's replication buffer) and what replicas have buffered during a snapshot.
+  uint64_t buffer_bytes = 0;
 };
 
 // The replication fields a saved RDB carries (AUX repl-stream-db, repl-id, repl-offset, as
@@ -148,6 +151,10 @@ class Replication {
   // WAIT is about to block: ask the replicas for their offsets (REPLCONF GETACK *), once per
   // stream position.
   virtual void request_acks() = 0;
+  // Shutdown (shutdown.h): whether every attached replica, in any state, acknowledged the whole
+  // stream (true with none), and the log lines Redis writes about them as it exits.
+  virtual bool replicas_in_sync() const { return true; }
+  virtual void log_replicas_at_shutdown() const {}
 
   // ---- the replica side (repl/replica.h); a server that is no replica answers the defaults ----
   virtual bool is_replica() const { return false; }

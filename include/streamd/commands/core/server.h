@@ -20,6 +20,7 @@
 #include "streamd/commands/core/propagation.h"
 #include "streamd/commands/core/replication.h"
 #include "streamd/commands/core/session.h"
+#include "streamd/commands/core/shutdown.h"
 #include "streamd/commands/core/snapshots.h"
 #include "streamd/commands/core/stats.h"
 #include "streamd/commands/core/value_codec.h"
@@ -54,6 +55,8 @@ class Server final : public engine::KeyObserver {
   void check_pause_end() {
     if (pause_.active()) check_pause_end_slow();
   }
+  // SHUTDOWN and SIGTERM/SIGINT (shutdown.h): may wait for replicas before exiting.
+  ShutdownSequence& shutdown() { return shutdown_; }
   // Keyspace notifications (notify.h): the pub/sub layer installs its sink here.
   Notifier& notifier() { return notifier_; }
   void notify(const KeyspaceEvent& ev, std::string_view key, int db) {
@@ -235,6 +238,7 @@ class Server final : public engine::KeyObserver {
   BlockingRegistry blocking_;
   void check_pause_end_slow();
   ClientPause pause_;
+  ShutdownSequence shutdown_{*this};
   bool expiry_paused_ = false;  // pause_clients put the keyspace in ExpiryMode::kHide
   Notifier notifier_;
   PubSub pubsub_;

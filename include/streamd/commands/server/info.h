@@ -1,6 +1,7 @@
 // INFO: the text of the requested sections (the server family registers the command).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -9,6 +10,7 @@
 namespace streamd::cmd {
 
 class Context;
+class Server;
 
 // The INFO text for the given section arguments (none: the default sections; "all",
 // "everything", "default" and section names, case-insensitive, combine; unknown names are
@@ -17,6 +19,9 @@ std::string info_text(Context& ctx, std::span<const std::string_view> sections);
 
 // The INFO command handler.
 void info(Context& ctx);
+
+// connected_clients: every client but the replica links, as Redis counts (INFO, /metrics).
+std::size_t connected_clients(const Server& server);
 
 // used_memory: the allocator's bytes in use (INFO memory, /metrics).
 uint64_t used_memory_bytes();
