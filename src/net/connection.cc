@@ -627,7 +627,11 @@ bool Connection::check_output_limits(int64_t now_ms) {
                            : session_ && cmd::subscribed(*session_)
                                ? fe_.settings().pubsub_output_limit
                                : fe_.settings().normal_output_limit;
+  // Redis counts only what does not fit its 16 KB static reply buffer (a client's replies up to
+  // that size never reach a limit, however small); a replica's whole pending stream counts.
   std::size_t used = total_output();
+  if (!(session_ && session_->replica))
+    used = used > kStaticReplyBytes ? used - kStaticReplyBytes : 0;
   bool over = lim.hard_bytes != 0 && used >= lim.hard_bytes;
   if (lim.soft_bytes != 0 && used >= lim.soft_bytes) {
     if (soft_limit_since_ms_ == 0) {

@@ -170,6 +170,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private Poll
   // Output buffer limits (client-output-buffer-limit normal ...). Returns false after closing
   // the client.
   bool check_output_limits(int64_t now_ms);
+  // Redis's static reply buffer (PROTO_REPLY_CHUNK_BYTES): output up to this size is not held
+  // against client-output-buffer-limit.
+  static constexpr std::size_t kStaticReplyBytes = 16 * 1024;
   std::string describe() const;
 
   FrontEnd& fe_;
