@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "streamd/commands/core/dispatch.h"
+#include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/server.h"
 #include "streamd/commands/core/session.h"
 #include "streamd/config/config.h"
@@ -69,12 +70,17 @@ FrontEnd::FrontEnd(asio::io_context& io, cmd::Server& server, cmd::Dispatcher& d
 
 FrontEnd::~FrontEnd() {
   cfg_.remove(config_listener_);
+  for (uint64_t id : apply_hooks_) cfg_.remove(id);
 }
 
 void FrontEnd::start() {
   poller_.set_turn_hooks([this] { begin_turn(); }, [this] { end_turn(); });
   poller_.start();
   start_accepting();
+  apply_hooks_.push_back(
+      cfg_.add_apply_hook({"port"}, [this] { return rebind(cmd::errors::kConfigPortListen); }));
+  apply_hooks_.push_back(
+      cfg_.add_apply_hook({"bind"}, [this] { return rebind(cmd::errors::kConfigBindFailed); }));
   server_.request_shutdown = [this] { shutdown("SHUTDOWN"); };
 
   signals_.add(SIGINT);

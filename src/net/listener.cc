@@ -196,17 +196,54 @@ bool FrontEnd::add_unix_listener() {
   return true;
 }
 
-void FrontEnd::start_accepting() {
-  for (auto& l : tcp_acceptors_) {
-    bool tls = l.tls;
-    asio::co_spawn(io_,
-                   accept_until_closed(
-                       *l.acceptor, "client connection", [this] { return shutting_down_; },
-                       [this, tls](asio::ip::tcp::socket s) {
-                         on_accept(Connection::Socket(std::move(s)), false, tls);
-                       }),
-                   asio::detached);
+void FrontEnd::accept_on(TcpListener& l) {
+  bool tls = l.tls;
+  asio::co_spawn(io_,
+                 accept_until_closed(
+                     *l.acceptor, "client connection", [this] { return shutting_down_; },
+                     [this, tls](asio::ip::tcp::socket s) {
+                       on_accept(Connection::Socket(std::move(s)), false, tls);
+                     }),
+                 asio::detached);
+}
+
+std::optional<std::string> FrontEnd::rebind(std::string_view error) {
+  // Closes the listeners first (the new addresses may include the old ones, which a listener
+  // still open would hold), then listens as CONFIG SET asks; if that fails, listens again as
+  // before (settings_ still holds the old port and addresses: it follows after the apply hooks).
+  auto listen_on = [this](int port, const std::vector<std::string>& bind) {
+    tcp_acceptors_.clear();
+    endpoints_.clear();
+    for (const std::string& spec : bind) {
+      if (port != 0 && !add_tcp_listener(spec, port, false)) return false;
+      if (settings_.tls_port != 0 && !add_tcp_listener(spec, settings_.tls_port, true)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (TcpListener& l : tcp_acceptors_) {
+    asio::error_code ec;
+    l.acceptor->close(ec);
+    closed_acceptors_.push_back(std::move(l));
   }
+  std::optional<std::string> result;
+  if (!listen_on(static_cast<int>(cfg_.port()), cfg_.bind())) {
+    result = std::string(error);
+    if (!listen_on(settings_.port, settings_.bind)) {
+      spdlog::warn("Failed to restore the old listening addresses after a failed CONFIG SET");
+    }
+  }
+  if (unix_acceptor_) endpoints_.push_back(settings_.unixsocket);
+  for (TcpListener& l : tcp_acceptors_) accept_on(l);
+  if (!result) {
+    for (const std::string& ep : endpoints_) spdlog::info("Ready to accept connections at {}", ep);
+  }
+  return result;
+}
+
+void FrontEnd::start_accepting() {
+  for (auto& l : tcp_acceptors_) accept_on(l);
   if (unix_acceptor_) {
     asio::co_spawn(io_,
                    accept_until_closed(

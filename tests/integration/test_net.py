@@ -289,6 +289,32 @@ class ListenersTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, out)
         self.assertIn("in use", out)
 
+    def test_config_set_port_and_bind_rebind_at_runtime(self):
+        # As Redis: the new port is listened on and the old one no longer; a port in use or an
+        # address that cannot be bound fails CONFIG SET and keeps the listeners as they were.
+        server = servers.start_streamd("--bind", "127.0.0.1")
+        self.addCleanup(server.cleanup)
+        old, new = server.port, servers.free_port()
+        with server.client() as c:
+            self.assertEqual(c.call_raw("CONFIG", "SET", "port", str(new)), b"+OK\r\n")
+        with self.assertRaises(OSError):
+            socket.create_connection(("127.0.0.1", old), timeout=2).close()
+        server.port = new
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.addCleanup(holder.close)
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        with server.client() as c:
+            self.assertEqual(c.call_raw("CONFIG", "SET", "port", str(holder.getsockname()[1])),
+                             b"-ERR CONFIG SET failed (possibly related to argument 'port') - "
+                             b"Unable to listen on this port. Check server logs.\r\n")
+            self.assertEqual(c.call_raw("CONFIG", "SET", "bind", "999.999.999.999"),
+                             b"-ERR CONFIG SET failed (possibly related to argument 'bind') - "
+                             b"Failed to bind to specified addresses.\r\n")
+            self.assertEqual(c.call("CONFIG", "GET", "port").items[1].text, str(new).encode())
+        with server.client() as c:
+            self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
+
     def test_unix_socket_with_permissions(self):
         tmp = Path(tempfile.mkdtemp(prefix="streamd-unix-"))
         self.addCleanup(lambda: __import__("shutil").rmtree(tmp, ignore_errors=True))

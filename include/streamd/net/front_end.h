@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +139,9 @@ class FrontEnd {
 
  private:
   bool add_tcp_listener(const std::string& spec, int port, bool tls);
+  // CONFIG SET port / bind: listens on the new addresses first and only then stops listening on
+  // the old ones; if any new one fails, nothing changes and `error` is CONFIG SET's message.
+  std::optional<std::string> rebind(std::string_view error);
   bool add_unix_listener();
   bool setup_tls();
   bool setup_tls_client();
@@ -175,6 +179,7 @@ class FrontEnd {
   cmd::Dispatcher& dispatcher_;
   config::Config& cfg_;
   uint64_t config_listener_ = 0;
+  std::vector<uint64_t> apply_hooks_;
   Settings settings_;
   uint64_t settings_gen_ = 1;
   std::size_t output_check_bytes_ = 0;
@@ -183,7 +188,11 @@ class FrontEnd {
     std::unique_ptr<asio::ip::tcp::acceptor> acceptor;
     bool tls = false;
   };
+  void accept_on(TcpListener& l);
   std::vector<TcpListener> tcp_acceptors_;
+  // Listeners a rebind closed: kept until the end, as their accept coroutines may still resume
+  // (to find them closed) after the rebind.
+  std::vector<TcpListener> closed_acceptors_;
   std::unique_ptr<asio::ssl::context> tls_ctx_;
   std::unique_ptr<asio::ssl::context> tls_client_ctx_;
   std::unique_ptr<asio::local::stream_protocol::acceptor> unix_acceptor_;

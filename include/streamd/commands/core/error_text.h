@@ -281,6 +281,11 @@ std::string invalid_expire_time(std::string_view full_name);
 // "ERR Unsupported option BOGUS" (EXPIRE family)
 std::string unsupported_option(std::string_view option);
 
+// ---- CONFIG SET port / bind that cannot be listened on (net/listener.cc), Redis's words ----
+inline constexpr std::string_view kConfigPortListen =
+    "Unable to listen on this port. Check server logs.";
+inline constexpr std::string_view kConfigBindFailed = "Failed to bind to specified addresses.";
+
 // ---- persistence (AOF) ----------------------------------------------------------------------
 inline constexpr std::string_view kAofRewriteInProgress =
     "ERR Background append only file rewriting already in progress";
