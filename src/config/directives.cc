@@ -281,6 +281,8 @@ const Directive kDirectives[] = {
     int_row("repl-timeout", "60", 1, kIntMax),
     int_row("min-replicas-to-write", "0", 0, kIntMax).with_aliases(kMinReplicasAliases),
     int_row("min-replicas-max-lag", "10", 0, kIntMax).with_aliases(kMinReplicasLagAliases),
+    // The address a replica's link to its master leaves from ("" = the kernel's choice).
+    string_row("bind-source-addr", ""),
     // The replica side. replicaof is "<host> <port>" or empty; REPLICAOF changes it at runtime
     // (CONFIG SET refuses it, as Redis's immutable config).
     special_row("replicaof", "", kReplicaofCodec).immutable().with_aliases(kReplicaofAliases),
@@ -338,7 +340,6 @@ const Directive kDirectives[] = {
     bool_row("aof-rewrite-incremental-fsync", "yes").no_effect(),
     bool_row("aof-timestamp-enabled", "no").no_effect(),
     string_row("bgsave-cpulist", "").immutable().with_aliases(kBgsaveCpulistAliases).no_effect(),
-    string_row("bind-source-addr", "").no_effect(),
     string_row("bio-cpulist", "").immutable().with_aliases(kBioCpulistAliases).no_effect(),
     int_row("busy-reply-threshold", "5000", 0, kLongMax)
         .with_aliases(kBusyReplyAliases)

@@ -264,15 +264,38 @@ void Replica::connect() {
       [this, gen](const asio::error_code& ec, asio::ip::tcp::resolver::results_type results) {
         if (gen != gen_) return;
         if (ec) return drop_link("Unable to resolve the MASTER's address: " + ec.message());
-        asio::async_connect(
-            *socket_, results,
-            [this, gen](const asio::error_code& ec2, const asio::ip::tcp::endpoint&) {
-              if (gen != gen_) return;
-              if (ec2) {
-                return drop_link("Error condition on socket for SYNC: " + ec2.message());
-              }
-              on_tcp_connected();
-            });
+        auto done = [this, gen](const asio::error_code& ec2) {
+          if (gen != gen_) return;
+          if (ec2) return drop_link("Error condition on socket for SYNC: " + ec2.message());
+          on_tcp_connected();
+        };
+        // bind-source-addr: the link leaves from that address (the master sees it as ours).
+        const std::string& source = server_.config().ref<std::string>("bind-source-addr");
+        if (source.empty()) {
+          asio::async_connect(
+              *socket_, results,
+              [done](const asio::error_code& ec2, const asio::ip::tcp::endpoint&) { done(ec2); });
+          return;
+        }
+        asio::error_code bind_ec;
+        asio::ip::address from = asio::ip::make_address(source, bind_ec);
+        asio::ip::tcp::endpoint to;
+        bool found = false;
+        for (const auto& r : results) {
+          if (!bind_ec && r.endpoint().address().is_v6() == from.is_v6()) {
+            to = r.endpoint();
+            found = true;
+            break;
+          }
+        }
+        if (!bind_ec && !found) bind_ec = asio::error::address_family_not_supported;
+        if (!bind_ec) socket_->open(to.protocol(), bind_ec);
+        if (!bind_ec) socket_->bind(asio::ip::tcp::endpoint(from, 0), bind_ec);
+        if (bind_ec) {
+          return drop_link("Unable to bind to bind-source-addr " + source + ": " +
+                           bind_ec.message());
+        }
+        socket_->async_connect(to, done);
       });
 }
 

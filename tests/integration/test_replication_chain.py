@@ -91,6 +91,23 @@ class Resync(unittest.TestCase):
                          b"-NOMASTERLINK Can't SYNC while not connected with my master")
         self.assertEqual(repl(rb)["connected_slaves"], 0)
 
+    def test_bind_source_addr_is_where_the_link_comes_from(self):
+        # Loopback is 127.0.0.0/8 on Linux: the master sees the replica at the address it bound.
+        m, rm = self.start(servers.start_redis())
+        rm.config_set("protected-mode", "no")  # 7.0.15 takes only 127.0.0.1 as local
+        s, rs = self.start(streamd_node())
+        rs.config_set("bind-source-addr", "127.0.0.2")
+        rs.execute_command("REPLICAOF", "127.0.0.1", str(m.port))
+        wait_for(lambda: link_up(rs), timeout=30, what="link up")
+        self.assertEqual(repl(rm)["slave0"]["ip"], "127.0.0.2")
+        # An address this host does not have: the link cannot be made (and says why).
+        rs.execute_command("REPLICAOF", "NO", "ONE")
+        rs.config_set("bind-source-addr", "192.0.2.1")  # TEST-NET-1
+        rs.execute_command("REPLICAOF", "127.0.0.1", str(m.port))
+        wait_for(lambda: "Unable to bind to bind-source-addr 192.0.2.1" in s.log_text(),
+                 what="the bind failure logged")
+        self.assertFalse(link_up(rs))
+
     def test_config_rewrite_writes_replicaof(self):
         m, _ = self.start(streamd_node())
         conf = Path(tempfile.mkdtemp(prefix="streamd-conf-")) / "streamd.conf"
