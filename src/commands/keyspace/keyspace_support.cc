@@ -71,6 +71,26 @@ std::string_view type_name(const engine::Value& v) {
   return v.is_stream() ? "stream" : "string";
 }
 
+std::string_view encoding_name(const engine::Value& v) {
+  if (v.is_stream()) return "stream";
+  switch (v.str_encoding()) {
+    case engine::StrEncoding::kInt:
+    case engine::StrEncoding::kSharedInt:
+      return "int";
+    case engine::StrEncoding::kEmbstr:
+      return "embstr";
+    case engine::StrEncoding::kRaw:
+      break;
+  }
+  return "raw";
+}
+
+long long object_refcount(const engine::Value& v) {
+  // Redis's objects from its shared pool (they are never freed) have refcount INT_MAX.
+  bool shared = v.is_string() && v.str_encoding() == engine::StrEncoding::kSharedInt;
+  return shared ? std::numeric_limits<int>::max() : 1;
+}
+
 std::size_t allocation_size(std::size_t n) {
   // jemalloc 5 size classes on x86-64 (16-byte quantum): 8, then multiples of 16 up to 128,
   // then four classes per doubling.

@@ -16,8 +16,6 @@ namespace streamd::cmd {
 
 namespace {
 
-// Redis's refcount for objects from its shared pool (they are never freed).
-constexpr long long kSharedRefcount = std::numeric_limits<int>::max();
 // Redis's LFU counter of a new key (LFU_INIT_VAL).
 constexpr long long kLfuInitialCounter = 5;
 
@@ -29,29 +27,12 @@ engine::Entry* object_lookup(Context& ctx) {
   return e;
 }
 
-std::string_view encoding_name(const engine::Value& v) {
-  if (v.is_stream()) return "stream";
-  switch (v.str_encoding()) {
-    case engine::StrEncoding::kInt:
-    case engine::StrEncoding::kSharedInt:
-      return "int";
-    case engine::StrEncoding::kEmbstr:
-      return "embstr";
-    case engine::StrEncoding::kRaw:
-      break;
-  }
-  return "raw";
-}
-
 void object_encoding(Context& ctx) {
   if (engine::Entry* e = object_lookup(ctx)) ctx.reply.bulk(encoding_name(e->value));
 }
 
 void object_refcount(Context& ctx) {
-  engine::Entry* e = object_lookup(ctx);
-  if (!e) return;
-  bool shared = e->value.is_string() && e->value.str_encoding() == engine::StrEncoding::kSharedInt;
-  ctx.reply.integer(shared ? kSharedRefcount : 1);
+  if (engine::Entry* e = object_lookup(ctx)) ctx.reply.integer(cmd::object_refcount(e->value));
 }
 
 // Under an LFU maxmemory policy Redis keeps an access frequency instead of the access time.

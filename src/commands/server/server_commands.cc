@@ -12,6 +12,8 @@
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
+#include "streamd/commands/core/value_codec.h"
+#include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/commands/server/config_command.h"
 #include "streamd/commands/server/dataset_digest.h"
 #include "streamd/commands/server/info.h"
@@ -38,6 +40,8 @@ void debug_help(Context& ctx) {
                  "    Output a hex signature representing the current DB content.",
                  "DIGEST-VALUE <key> [<key> ...]",
                  "    Output a hex signature of the values of all the specified keys.",
+                 "OBJECT <key>",
+                 "    Show low level info about `key` and associated value.",
                  "LOG <message>",
                  "    Write <message> to the server log.",
                  "LOADAOF",
@@ -133,6 +137,29 @@ void debug_reload(Context& ctx) {
   }
 }
 
+// DEBUG OBJECT key, Redis's line: the stored value (expired or not), its refcount and encoding
+// (as OBJECT shows them), its RDB length (rdbSavedObjectLen: the DUMP payload without its type
+// byte, RDB version and CRC), and Redis's 24-bit LRU clock of its last access with the idle time.
+void debug_object(Context& ctx) {
+  const engine::Entry* e = ctx.db().peek_stored(ctx.arg(2));
+  if (!e) return ctx.reply.error(errors::kNoSuchKey);
+  std::size_t serialized = 0;
+  if (const ValueCodec* codec = ctx.server.value_codec()) {
+    const config::Config& cfg = ctx.server.config();
+    std::string payload =
+        codec->dump(e->value, static_cast<int>(cfg.ref<std::int64_t>("rdb-version")),
+                    cfg.ref<bool>("rdbcompression"));
+    constexpr std::size_t kTypeAndFooter = 1 + 2 + 8;
+    serialized = payload.size() > kTypeAndFooter ? payload.size() - kTypeAndFooter : 0;
+  }
+  constexpr int64_t kLruClockMax = (int64_t{1} << 24) - 1;  // LRU_CLOCK_MAX, in seconds
+  int64_t idle_s = std::max<int64_t>(0, ctx.now_ms / 1000 - e->access_ms / 1000);
+  ctx.reply.simple(fmt::format(
+      "Value at:{} refcount:{} encoding:{} serializedlength:{} lru:{} lru_seconds_idle:{}",
+      fmt::ptr(&e->value), object_refcount(e->value), encoding_name(e->value), serialized,
+      (e->access_ms / 1000) & kLruClockMax, idle_s));
+}
+
 void debug(Context& ctx) {
   if (!debug_allowed(ctx)) return ctx.reply.error(errors::kDebugNotAllowed);
   std::string_view sub = ctx.arg(1);
@@ -157,6 +184,7 @@ void debug(Context& ctx) {
     ctx.server.set_active_expire(std::atoi(std::string(ctx.arg(2)).c_str()) != 0);
     return ctx.reply.ok();
   }
+  if (iequals(sub, "object") && ctx.argc() == 3) return debug_object(ctx);
   if (iequals(sub, "digest") && ctx.argc() == 2) {
     return ctx.reply.simple(dataset_digest(ctx.server.keyspace()));
   }

@@ -40,6 +40,9 @@ std::optional<int64_t> expire_arg_or_reply(Context& ctx, std::string_view arg, E
 
 // The TYPE name of a value ("string", "stream").
 std::string_view type_name(const engine::Value& v);
+// OBJECT ENCODING's name of a value and OBJECT REFCOUNT's count (DEBUG OBJECT shows both).
+std::string_view encoding_name(const engine::Value& v);
+long long object_refcount(const engine::Value& v);
 
 // MEMORY USAGE: bytes Redis would account for the key, its value and the dict entry, with
 // jemalloc's size classes. Streams use engine::Stream::memory_usage().
