@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "streamd/commands/core/args.h"
@@ -45,10 +46,14 @@ void exists_command(Context& ctx) {
 }
 
 void touch_command(Context& ctx) {
+  // TOUCH records the access even under CLIENT NO-TOUCH: it is what the command is for (Redis
+  // exempts it from the mode by name).
+  const bool no_touch = std::exchange(ctx.session.no_touch, false);
   long long found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     if (lookup_read(ctx, ctx.arg(i))) ++found;
   }
+  ctx.session.no_touch = no_touch;
   ctx.reply.integer(found);
 }
 

@@ -295,6 +295,17 @@ TEST_F(ConnectionTest, ClientReplyModes) {
             "-ERR wrong number of arguments for 'client|reply' command\r\n");
 }
 
+TEST_F(ConnectionTest, NoTouchModeLeavesTheAccessTimeButTouchStillTouches) {
+  Run({"SET", "foo", "bar"});
+  Run({"CLIENT", "NO-TOUCH", "on"});
+  h.Advance(5000);
+  Run({"GET", "foo"});
+  EXPECT_EQ(Run({"OBJECT", "IDLETIME", "foo"}), ":5\r\n");
+  EXPECT_EQ(Run({"TOUCH", "foo"}), ":1\r\n");
+  EXPECT_EQ(Run({"OBJECT", "IDLETIME", "foo"}), ":0\r\n");
+  EXPECT_TRUE(h.session().no_touch);
+}
+
 TEST_F(ConnectionTest, ClientNoEvictNoTouchSetinfo) {
   EXPECT_EQ(Run({"CLIENT", "NO-EVICT", "on"}), "+OK\r\n");
   EXPECT_TRUE(h.session().no_evict);
