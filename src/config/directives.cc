@@ -239,6 +239,8 @@ const Directive kDirectives[] = {
     int_row("hz", "10", 0, kIntMax).with_check(clamp_hz),
     special_row("notify-keyspace-events", "", kNotifyEventsCodec),
     enum_row("enable-debug-command", "no", kLocalPermission).immutable(),
+    // Guards MODULE LOAD / LOADEX / UNLOAD (which fail anyway: streamd loads no modules).
+    enum_row("enable-module-command", "no", kLocalPermission).immutable(),
 
     // ---- memory ----
     memory_row("maxmemory", "0", 0, kULongMax),
@@ -369,7 +371,6 @@ const Directive kDirectives[] = {
     bool_row("crash-memcheck-enabled", "yes").no_effect(),
     bool_row("disable-thp", "yes").immutable().no_effect(),
     bool_row("dynamic-hz", "yes").no_effect(),
-    enum_row("enable-module-command", "no", kLocalPermission).immutable().no_effect(),
     int_row("hash-max-listpack-entries", "512", 0, kLongMax)
         .with_aliases(kHashEntriesAliases)
         .no_effect(),

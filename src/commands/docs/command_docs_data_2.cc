@@ -13,25 +13,6 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
-  {"lastsave"sv,
-    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency"sv,
-    "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
-  {"latency|doctor"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
   {"latency|graph"sv,
     "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
     "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
@@ -195,6 +176,56 @@ const RawDoc kPart[] = {
     "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n"
     ":1\r\n$5\r\ntoken\r\n$4\r\nKEYS\r\n$5\r\nsince\r\n$5\r\n3.0.6\r\n"
     "$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n"sv},
+  {"module"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n"
+    "since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n"
+    "complexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"module|help"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$49\r\nShow helpful text about the different subcommands\r\n"
+    "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"module|list"sv,
+    "~1\r\n$29\r\nnondeterministic_output_order\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$37\r\nList all modules loaded by the server\r\n"
+    "$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$45\r\nO(N) where N is the number of loaded modules.\r\n"sv},
+  {"module|load"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$13\r\nLoad a module\r\n$5\r\nsince\r\n$5\r\n"
+    "4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
+    "$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\n"
+    "path\r\n$4\r\ntype\r\n$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$3\r\n"
+    "arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
+    "+multiple\r\n"sv},
+  {"module|loadex"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$38\r\nLoad a module with extended parameters\r\n"
+    "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%2\r\n"
+    "$4\r\nname\r\n$4\r\npath\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n"
+    "$4\r\nname\r\n$7\r\nconfigs\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n"
+    "token\r\n$6\r\nCONFIG\r\n$5\r\nflags\r\n~3\r\n+optional\r\n+multiple\r\n"
+    "+multiple_token\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n"
+    "$4\r\nname\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n"
+    "$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n"
+    "$4\r\nargs\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\n"
+    "ARGS\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n$9\r\n"
+    "arguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n"
+    "$6\r\nstring\r\n"sv},
+  {"module|unload"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$15\r\nUnload a module\r\n$5\r\nsince\r\n$5\r\n"
+    "4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n"
+    "$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$4\r\n"
+    "name\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
   {"monitor"sv,
     "~0\r\n~0\r\n"sv,
     3,
@@ -712,20 +743,6 @@ const RawDoc kPart[] = {
     "$5\r\n6.2.0\r\n%4\r\n$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\ntype\r\n"
     "$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\nKEEPTTL\r\n$5\r\nsince\r\n"
     "$5\r\n6.0.0\r\n"sv},
-  {"setex"sv,
-    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n"
-    "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
-    "%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
-    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
-    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$37\r\nSet the value and expiration of a key\r\n"
-    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n"
-    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nseconds\r\n"
-    "$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n"
-    "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
 };
 
 }  // namespace

@@ -13,6 +13,20 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"setex"sv,
+    "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n"
+    "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"
+    "%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n"
+    "$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n"
+    "keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$37\r\nSet the value and expiration of a key\r\n"
+    "$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n"
+    "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+    "key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nseconds\r\n"
+    "$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n"
+    "$4\r\ntype\r\n$6\r\nstring\r\n"sv},
   {"setnx"sv,
     "~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+insert\r\n$12\r\n"
     "begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n"

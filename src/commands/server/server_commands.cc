@@ -218,6 +218,21 @@ void function_flush(Context& ctx) {
   ctx.reply.ok();
 }
 
+// FUNCTION HELP: the one subcommand streamd has (it has no functions to load, list or call),
+// worded as Redis 7.0.15's FUNCTION HELP words it.
+void function_help(Context& ctx) {
+  reply_help(
+      ctx.reply, "FUNCTION",
+      {
+          "FLUSH [ASYNC|SYNC]",
+          "    Delete all the libraries.",
+          "    When called without the optional mode argument, the behavior is determined by the",
+          "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+          "    * ASYNC: Asynchronously flush the libraries.",
+          "    * SYNC: Synchronously flush the libraries.",
+      });
+}
+
 // ---- SLOWLOG ------------------------------------------------------------------------------------
 
 void slowlog_get(Context& ctx) {
@@ -361,7 +376,8 @@ void register_server_commands(CommandTable& t) {
          .step = 0,
          .handler = nullptr,
          .subcommands = {{"flush", -2, kWrite | kNoScript, "write slow scripting", 0, 0, 0,
-                          function_flush}},
+                          function_flush},
+                         {"help", 2, kLoading | kStale, "slow scripting", 0, 0, 0, function_help}},
          .group = "scripting"});
   t.add({.name = "slowlog",
          .arity = -2,
@@ -380,6 +396,7 @@ void register_server_commands(CommandTable& t) {
              },
          .group = "server"});
   register_config_command(t);
+  register_module_command(t);
 }
 
 }  // namespace streamd::cmd

@@ -391,6 +391,18 @@ TEST_F(ServerTest, MonitorInsideExecIsRefused) {
   EXPECT_EQ(Run({"EXEC"}), "*1\r\n-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n");
 }
 
+TEST_F(ServerTest, ModuleAndFunctionHelpListWhatStreamdHas) {
+  std::string module = Run({"MODULE", "HELP"});
+  EXPECT_EQ(
+      module.rfind("*11\r\n+MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", 0),
+      0u);
+  EXPECT_NE(module.find("+UNLOAD <name>\r\n"), std::string::npos);
+  std::string function = Run({"FUNCTION", "HELP"});
+  EXPECT_EQ(function.rfind("*9\r\n+FUNCTION <subcommand>", 0), 0u);
+  EXPECT_NE(function.find("+FLUSH [ASYNC|SYNC]\r\n"), std::string::npos);
+  EXPECT_EQ(Run({"MODULE", "LIST"}), "*0\r\n");
+}
+
 TEST_F(ServerTest, Shutdown) {
   int requested = 0;
   h.server().request_shutdown = [&] { ++requested; };

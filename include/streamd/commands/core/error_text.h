@@ -90,6 +90,14 @@ inline constexpr std::string_view kInvalidCommandSpecified = "ERR Invalid comman
 inline constexpr std::string_view kInvalidArgumentCount =
     "ERR Invalid number of arguments specified for command";
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
+inline constexpr std::string_view kModuleNotAllowed =
+    "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
+    "you can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kModuleLoadFailed =
+    "ERR Error loading the extension. Please check the server logs.";
+inline constexpr std::string_view kModuleUnloadNoSuchModule =
+    "ERR Error unloading module: no such module with that name";
 inline constexpr std::string_view kDebugNotAllowed =
     "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
     "can run it from a local connection, otherwise you need to set this option in the "

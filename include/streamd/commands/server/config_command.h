@@ -11,6 +11,8 @@ class Context;
 
 // Adds the CONFIG container and its subcommands.
 void register_config_command(CommandTable& t);
+// Adds MODULE (module_command.cc: streamd loads no modules).
+void register_module_command(CommandTable& t);
 
 // Whether the client may do what a no / yes / local directive guards ("local": Session::local).
 bool permitted(Context& ctx, config::LocalPermission p);
