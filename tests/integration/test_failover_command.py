@@ -217,6 +217,9 @@ class RefusedFailoverTest(unittest.TestCase):
 
         t = threading.Thread(target=target, daemon=True)
         t.start()
+        # Online once the master has reaped its snapshot child (a slow machine: after the
+        # snapshot reached us); FAILOVER refuses a target that is not online yet.
+        wait_for(lambda: repl(r)["slave0"]["state"] == "online", what="fake replica online")
         offset = repl(r)["master_repl_offset"]
         fake.send("REPLCONF", "ACK", offset)
         wait_for(lambda: repl(r)["slave0"]["offset"] == offset, what="ack seen")
