@@ -255,7 +255,9 @@ void FrontEnd::shutdown(std::string reason) {
 }
 
 void FrontEnd::do_shutdown(const std::string& reason) {
-  spdlog::warn("User requested shutdown... ({})", reason);
+  // ShutdownSequence::begin logged "User requested shutdown..." when the shutdown started (it
+  // may have waited for replicas since); this is where the process winds down.
+  spdlog::info("Closing listeners and connections ({}).", reason);
   shutting_down_ = true;
 
   // Persistence flushes here, while every client is still connected.

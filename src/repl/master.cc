@@ -163,11 +163,16 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
   if (backlog_) {
     i.backlog_first_byte_offset = backlog_->first_byte_offset();
     i.backlog_histlen = backlog_->histlen();
-    i.buffer_bytes = backlog_->allocated();
   }
-  for (const ReplicaLink& r : replicas_) i.buffer_bytes += r.pending.size();
+  i.buffer_bytes = buffer_bytes();
   if (info_hook) info_hook(i);
   return i;
+}
+
+uint64_t ReplicationMaster::buffer_bytes() const {
+  uint64_t bytes = backlog_ ? backlog_->allocated() : 0;
+  for (const ReplicaLink& r : replicas_) bytes += r.pending.size();
+  return bytes;
 }
 
 std::optional<cmd::ReplSaveInfo> ReplicationMaster::rdb_save_info() const {

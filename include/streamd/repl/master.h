@@ -113,6 +113,8 @@ class ReplicationMaster final : public cmd::Replication {
   // deferred, and on a replica what its master sends (forwarded to its own replicas).
   void feed_raw(std::string_view bytes) override;
   cmd::ReplicationInfo info() const override;
+  uint64_t buffer_bytes() const override;
+  std::size_t replica_count() const override { return replicas_.size(); }
   void session_closed(cmd::Session& s) override;
   void cron(int64_t now_ms) override;
   void replconf_listening_port(cmd::Session& s, int64_t port) override;

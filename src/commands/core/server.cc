@@ -75,8 +75,7 @@ void Server::pause_clients(ClientPause::Purpose purpose, ClientPause::Mode mode,
 
 void Server::check_pause_end_slow() {
   int64_t now = clock_.now_ms();
-  for (auto p : {ClientPause::Purpose::kClientCommand, ClientPause::Purpose::kFailover,
-                 ClientPause::Purpose::kShutdown}) {
+  for (ClientPause::Purpose p : ClientPause::kPurposes) {
     if (pause_.active(p) && now >= pause_.end_ms(p)) unpause_clients(p);
   }
 }

@@ -106,7 +106,7 @@ void pexpireat_command(Context& ctx) {
 
 // TTL / PTTL / EXPIRETIME / PEXPIRETIME: -2 for a missing key, -1 without expiry.
 void ttl_generic(Context& ctx, bool milliseconds, bool absolute) {
-  engine::Entry* e = lookup_read(ctx, ctx.arg(1), false);
+  engine::Entry* e = lookup_read(ctx, ctx.arg(1), Touch::kNo);
   if (!e) {
     ctx.reply.integer(-2);
     return;

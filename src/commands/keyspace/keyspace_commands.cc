@@ -40,25 +40,21 @@ void del_command(Context& ctx) {
 void exists_command(Context& ctx) {
   long long found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (lookup_read(ctx, ctx.arg(i), false)) ++found;
+    if (lookup_read(ctx, ctx.arg(i), Touch::kNo)) ++found;
   }
   ctx.reply.integer(found);
 }
 
 void touch_command(Context& ctx) {
-  // TOUCH records the access even under CLIENT NO-TOUCH: it is what the command is for (Redis
-  // exempts it from the mode by name).
-  const bool no_touch = std::exchange(ctx.session.no_touch, false);
   long long found = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (lookup_read(ctx, ctx.arg(i))) ++found;
+    if (lookup_read(ctx, ctx.arg(i), Touch::kAlways)) ++found;
   }
-  ctx.session.no_touch = no_touch;
   ctx.reply.integer(found);
 }
 
 void type_command(Context& ctx) {
-  engine::Entry* e = lookup_read(ctx, ctx.arg(1), false);
+  engine::Entry* e = lookup_read(ctx, ctx.arg(1), Touch::kNo);
   ctx.reply.simple(e ? type_name(e->value) : "none");
 }
 

@@ -9,8 +9,10 @@
 
 namespace streamd::cmd {
 
-engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch, bool miss_event) {
-  engine::Entry* e = ctx.db().find(key, touch && !ctx.session.no_touch);
+engine::Entry* lookup_read(Context& ctx, std::string_view key, Touch touch, bool miss_event) {
+  bool record =
+      touch == Touch::kAlways || (touch == Touch::kUnlessNoTouch && !ctx.session.no_touch);
+  engine::Entry* e = ctx.db().find(key, record);
   if (e) {
     ++ctx.server.stats().keyspace_hits;
   } else {

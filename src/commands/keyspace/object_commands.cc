@@ -22,7 +22,7 @@ constexpr long long kLfuInitialCounter = 5;
 // OBJECT <sub> key: a lookup that neither touches the key nor, when absent, answers anything but
 // null (nor publishes "keymiss").
 engine::Entry* object_lookup(Context& ctx) {
-  engine::Entry* e = lookup_read(ctx, ctx.arg(2), false, false);
+  engine::Entry* e = lookup_read(ctx, ctx.arg(2), Touch::kNo, false);
   if (!e) ctx.reply.null();
   return e;
 }

@@ -321,12 +321,13 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_not_counted_for_evict", 0);
   // As Redis 7 splits its shared replication buffer: up to repl-backlog-size is the backlog's,
   // what replicas hold beyond that counts as theirs.
-  ReplicationInfo repl = replication_info(ctx.server);
-  uint64_t backlog_size = static_cast<uint64_t>(repl.backlog_size);
-  bool excess = !repl.replicas.empty() && repl.buffer_bytes > backlog_size;
-  s.add("mem_replication_backlog", excess ? backlog_size : repl.buffer_bytes);
-  s.add("mem_total_replication_buffers", repl.buffer_bytes);
-  s.add("mem_clients_slaves", excess ? repl.buffer_bytes - backlog_size : 0);
+  const Replication* repl = ctx.server.replication_role();
+  uint64_t repl_bytes = repl ? repl->buffer_bytes() : 0;
+  uint64_t backlog_size = ctx.server.config().ref<std::uint64_t>("repl-backlog-size");
+  bool excess = repl && repl->replica_count() > 0 && repl_bytes > backlog_size;
+  s.add("mem_replication_backlog", excess ? backlog_size : repl_bytes);
+  s.add("mem_total_replication_buffers", repl_bytes);
+  s.add("mem_clients_slaves", excess ? repl_bytes - backlog_size : 0);
   s.add("mem_clients_normal", clients);
   s.add("mem_cluster_links", 0);
   s.add("mem_aof_buffer", 0);

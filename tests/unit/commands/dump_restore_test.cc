@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_sink.h"
 #include "command_harness.h"
 #include "recording_persistence.h"
 #include "streamd/commands/core/notify.h"
@@ -23,14 +24,6 @@ std::string Bulk(const std::string& raw) {
   std::size_t len = std::stoul(raw.substr(1, eol - 1));
   return raw.substr(eol + 2, len);
 }
-
-class CaptureSink : public cmd::NotificationSink {
- public:
-  void publish(std::string_view channel, std::string_view message) override {
-    got.push_back(std::string(channel) + " " + std::string(message));
-  }
-  std::vector<std::string> got;
-};
 
 class DumpRestoreTest : public ::testing::Test {
  protected:

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_sink.h"
 #include "command_harness.h"
 #include "streamd/commands/core/notify.h"
 
@@ -14,15 +15,6 @@ namespace streamd::test {
 namespace {
 
 using Events = std::vector<std::string>;
-
-// Records every published message as "channel message".
-class CaptureSink : public cmd::NotificationSink {
- public:
-  void publish(std::string_view channel, std::string_view message) override {
-    got.push_back(std::string(channel) + " " + std::string(message));
-  }
-  Events got;
-};
 
 class NotifyTest : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_sink.h"
 #include "command_harness.h"
 #include "recording_persistence.h"
 #include "streamd/commands/core/notify.h"
@@ -296,14 +297,7 @@ TEST_F(DeadLetterCommands, XinfoShowsThePolicyOnlyForGroupsThatHaveOne) {
   }
 }
 
-// Captures what the keyspace notifier publishes ("channel message").
-class CaptureSink : public NotificationSink {
- public:
-  void publish(std::string_view channel, std::string_view message) override {
-    got.push_back(std::string(channel) + " " + std::string(message));
-  }
-  std::vector<std::string> got;
-};
+using test::CaptureSink;
 
 TEST_F(DeadLetterCommands, KeyspaceEventsAreXaddsOnTheDeadLetterKey) {
   Setup(resp::Protocol::kResp3);

@@ -33,6 +33,8 @@ class ClientPause {
   // Ordered: a stronger mode covers more.
   enum class Mode : uint8_t { kNone, kWrite, kAll };
   enum class Purpose : uint8_t { kClientCommand, kFailover, kShutdown };
+  static constexpr Purpose kPurposes[] = {Purpose::kClientCommand, Purpose::kFailover,
+                                          Purpose::kShutdown};
 
   // `purpose`'s mode becomes `mode`; its end is the later of the one in force and `end_ms`
   // (Redis keeps the latest end and the last mode asked for).
@@ -65,7 +67,7 @@ class ClientPause {
   Slot& slot(Purpose p) { return slots_[static_cast<std::size_t>(p)]; }
   void update_mode();
 
-  std::array<Slot, 3> slots_{};
+  std::array<Slot, std::size(kPurposes)> slots_{};
   Mode mode_ = Mode::kNone;  // invariant: the strongest of slots_' modes
   std::vector<uint64_t> postponed_;
 };

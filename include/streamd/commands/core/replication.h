@@ -120,6 +120,11 @@ class Replication {
   virtual void feed_raw(std::string_view bytes) = 0;
 
   virtual ReplicationInfo info() const = 0;
+  // info().buffer_bytes without building the rest (maxmemory asks before each command, INFO
+  // memory for its own fields).
+  virtual uint64_t buffer_bytes() const { return 0; }
+  // info().replicas.size(): attached replica links, in any state.
+  virtual std::size_t replica_count() const { return 0; }
 
   // ---- the protocol a replica speaks (commands/repl/) ----
   // REPLCONF listening-port / ip-address / capa: remembered for the session's SYNC or PSYNC.

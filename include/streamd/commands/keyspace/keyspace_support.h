@@ -15,10 +15,17 @@
 
 namespace streamd::cmd {
 
-// A lookup for reading: expires the key if due, records the access unless `touch` is false or
-// the client asked for CLIENT NO-TOUCH, and counts a keyspace hit or miss. A miss is also the
-// "keymiss" keyspace event unless `miss_event` is false (OBJECT, as Redis's LOOKUP_NONOTIFY).
-engine::Entry* lookup_read(Context& ctx, std::string_view key, bool touch = true,
+// Whether a lookup records the access (OBJECT IDLETIME / FREQ, eviction).
+enum class Touch : uint8_t {
+  kNo,             // OBJECT, TYPE, TTL, EXISTS...: Redis's LOOKUP_NOTOUCH
+  kUnlessNoTouch,  // reads: unless the client asked for CLIENT NO-TOUCH
+  kAlways,         // TOUCH: recording the access is what it is for (Redis exempts it by name)
+};
+
+// A lookup for reading: expires the key if due, records the access as `touch` says, and counts
+// a keyspace hit or miss. A miss is also the "keymiss" keyspace event unless `miss_event` is
+// false (OBJECT, as Redis's LOOKUP_NONOTIFY).
+engine::Entry* lookup_read(Context& ctx, std::string_view key, Touch touch = Touch::kUnlessNoTouch,
                            bool miss_event = true);
 // A lookup before writing: like lookup_read but without hit/miss statistics.
 engine::Entry* lookup_write(Context& ctx, std::string_view key);
