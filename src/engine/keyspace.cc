@@ -60,8 +60,16 @@ Entry* Database::find(std::string_view key, bool touch) {
     if (mode_ == ExpiryMode::kDelete) expire_now(key);
     return nullptr;
   }
-  if (touch) e->access_ms = now;
+  if (touch) record_access(*e, now);
   return e;
+}
+
+void Database::record_access(Entry& e, int64_t now) {
+  if (tracking_ == AccessTracking::kLfu) {
+    e.access_ms = lfu_after_access(e.access_ms, now, lfu_, rng());
+  } else {
+    e.access_ms = now;
+  }
 }
 
 const Entry* Database::peek(std::string_view key) const {
@@ -92,6 +100,7 @@ void Database::expire_now(std::string_view key) {
 }
 
 Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
+  unshare_int(value);
   Entry* e = dict_.find(key);
   // An expired key is logically absent: it expires first (observers hear "expired", as after
   // Redis's lookupKeyWrite, which deletes it on a writable replica too), and the value is stored
@@ -102,27 +111,43 @@ Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
   }
   if (e) {
     e->value = std::move(value);
-    e->access_ms = clock_->now_ms();
+    // Under LFU the key keeps its counter, as Redis's dbOverwrite keeps the old object's (the
+    // command's own lookup of the key counted the access); otherwise it is accessed now.
+    if (tracking_ != AccessTracking::kLfu) e->access_ms = clock_->now_ms();
     if (!keep_ttl && e->expire_ms >= 0) {
       e->expire_ms = -1;
       --expires_;
     }
     return *e;
   }
-  Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  Entry* added =
+      dict_.insert(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())}).first;
   notify(key, KeyEvent::kAdded);
   return *added;
 }
 
 Entry* Database::add(std::string_view key, Value value) {
+  unshare_int(value);
   if (Entry* e = dict_.find(key)) {
     if (!is_expired(*e)) return nullptr;
     // As in set: a hidden (replica) or not yet deleted expired key is replaced.
     expire_now(key);
   }
-  Entry* added = dict_.insert(key, Entry{std::move(value), -1, clock_->now_ms()}).first;
+  Entry* added =
+      dict_.insert(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())}).first;
   notify(key, KeyEvent::kAdded);
   return added;
+}
+
+bool Database::evict(std::string_view key) {
+  // Copy the key: `key` may point into the node being deleted.
+  std::string k(key);
+  Entry* e = dict_.find(k);
+  if (!e) return false;
+  if (e->expire_ms >= 0) --expires_;
+  dict_.erase(k);
+  notify(k, KeyEvent::kEvicted);
+  return true;
 }
 
 bool Database::erase(std::string_view key) {
@@ -242,6 +267,22 @@ bool Database::random_key(std::string& out) {
   return false;
 }
 
+void Database::sample(std::size_t count, bool with_ttl,
+                      const std::function<void(std::string_view, const Entry&)>& visit) const {
+  if (dict_.empty() || count == 0 || (with_ttl && expires_ == 0)) return;
+  // Buckets are walked in scan order from a random one, at most bucket_count() steps: the scan
+  // order is a cycle through every bucket, so no bucket is visited twice.
+  uint64_t cursor = rng()() & (dict_.bucket_count() - 1);
+  std::size_t seen = 0;
+  for (std::size_t steps = 0; steps < dict_.bucket_count() && seen < count; ++steps) {
+    cursor = dict_.scan_bucket(cursor, [&](std::string_view key, const Entry& e) {
+      if (seen >= count || (with_ttl && e.expire_ms < 0)) return;
+      ++seen;
+      visit(key, e);
+    });
+  }
+}
+
 std::size_t Database::active_expire_cycle(std::size_t samples) {
   if (expires_ == 0 || mode_ != ExpiryMode::kDelete) return 0;
   std::size_t deleted = 0;
@@ -277,6 +318,14 @@ void Keyspace::set_observer(KeyObserver* o) {
 void Keyspace::set_expiry_mode(ExpiryMode m) {
   mode_ = m;
   for (auto& d : dbs_) d->set_expiry_mode(m);
+}
+
+void Keyspace::set_access_tracking(AccessTracking t, const LfuParams& p) {
+  for (auto& d : dbs_) d->set_access_tracking(t, p);
+}
+
+void Keyspace::set_shared_integers(bool on) {
+  for (auto& d : dbs_) d->set_shared_integers(on);
 }
 
 void Keyspace::flush_db(int i) {

@@ -1,4 +1,5 @@
 #include "streamd/engine/stream_node.h"
+#include "streamd/engine/used_memory.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -212,7 +213,7 @@ StreamNode::StreamNode(StreamId first, std::span<const FieldValue> fields) {
   for (const FieldValue& fv : fields) master_size += string_size(fv.field);
   std::size_t first_off = sizeof(Header) + master_size;
   std::size_t size = first_off + entry_size(first, first, fields, true);
-  buf_ = static_cast<uint8_t*>(std::malloc(size));
+  buf_ = static_cast<uint8_t*>(counted_malloc(size));
   if (!buf_) throw std::bad_alloc();
   Header* h = header();
   h->used = static_cast<uint32_t>(size);
@@ -235,12 +236,12 @@ StreamNode::StreamNode(StreamId first, std::span<const FieldValue> fields) {
 }
 
 StreamNode::~StreamNode() {
-  std::free(buf_);
+  counted_free(buf_);
 }
 
 StreamNode& StreamNode::operator=(StreamNode&& o) noexcept {
   if (this != &o) {
-    std::free(buf_);
+    counted_free(buf_);
     buf_ = o.buf_;
     o.buf_ = nullptr;
   }
@@ -250,7 +251,7 @@ StreamNode& StreamNode::operator=(StreamNode&& o) noexcept {
 StreamNode::StreamNode(const StreamNode& o) {
   if (!o.buf_) return;
   std::size_t used = o.bytes();
-  buf_ = static_cast<uint8_t*>(std::malloc(used));
+  buf_ = static_cast<uint8_t*>(counted_malloc(used));
   if (!buf_) throw std::bad_alloc();
   std::memcpy(buf_, o.buf_, used);
   header()->capacity = static_cast<uint32_t>(used);
@@ -270,7 +271,7 @@ void StreamNode::reserve(std::size_t needed) {
   if (needed <= h->capacity) return;
   std::size_t cap = h->capacity + h->capacity / 2;
   if (cap < needed) cap = needed;
-  auto* nb = static_cast<uint8_t*>(std::realloc(buf_, cap));
+  auto* nb = static_cast<uint8_t*>(counted_realloc(buf_, cap));
   if (!nb) throw std::bad_alloc();
   buf_ = nb;
   header()->capacity = static_cast<uint32_t>(cap);
@@ -279,7 +280,7 @@ void StreamNode::reserve(std::size_t needed) {
 void StreamNode::shrink_to_fit() {
   Header* h = header();
   if (h->used == h->capacity) return;
-  auto* nb = static_cast<uint8_t*>(std::realloc(buf_, h->used));
+  auto* nb = static_cast<uint8_t*>(counted_realloc(buf_, h->used));
   if (!nb) return;  // keeping the larger block is fine
   buf_ = nb;
   header()->capacity = header()->used;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "streamd/engine/access_tracking.h"
 #include "streamd/engine/clock.h"
 #include "streamd/engine/dict.h"
 
@@ -68,8 +69,9 @@ class Value {
 };
 
 // Why a key went away, changed or appeared, for observers. kAdded: set/add/put stored a key that
-// did not exist (or existed only as an expired entry): Redis's "new" keyspace event.
-enum class KeyEvent { kModified, kDeleted, kExpired, kAdded };
+// did not exist (or existed only as an expired entry): Redis's "new" keyspace event. kEvicted:
+// deleted to bring memory under maxmemory (Database::evict).
+enum class KeyEvent { kModified, kDeleted, kExpired, kAdded, kEvicted };
 
 class KeyObserver {
  public:
@@ -94,8 +96,9 @@ enum class ExpiryMode : uint8_t { kDelete, kHide, kKeep };
 struct Entry {
   Value value;
   int64_t expire_ms = -1;  // absolute Unix ms, -1 = persistent
-  // Last access (Unix ms) for OBJECT IDLETIME: set when the value is stored and by lookups that
-  // touch the key (Database::find with touch = true).
+  // Last access for OBJECT IDLETIME / FREQ and eviction: set when the value is stored and by
+  // lookups that touch the key (Database::find with touch = true). A time in Unix ms, or under
+  // an LFU policy Redis's LFU state (access_tracking.h says which and how).
   int64_t access_ms = 0;
 };
 
@@ -130,6 +133,8 @@ class Database {
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
   bool erase(std::string_view key);
+  // Deletes a key to free memory (maxmemory): observers hear kEvicted. False if absent.
+  bool evict(std::string_view key);
   // DEL / UNLINK: true if a key was deleted. On a master an expired key expires first and
   // counts as absent; on a replica (kHide, kKeep), where expiry only hides it, it is deleted and
   // counts, as Redis's DEL does there.
@@ -167,6 +172,29 @@ class Database {
   // does the same rather than loop forever).
   bool random_key(std::string& out);
 
+  // Visits up to `count` stored keys (expired ones included) found by walking the table from a
+  // random bucket, only keys with a TTL when `with_ttl`; Redis's dictGetSomeKeys. Walks at most
+  // the whole table once, so with_ttl finds keys however few have a TTL.
+  void sample(std::size_t count, bool with_ttl,
+              const std::function<void(std::string_view, const Entry&)>& visit) const;
+
+  // How accesses are recorded in Entry::access_ms (the maxmemory policy decides).
+  void set_access_tracking(AccessTracking t, const LfuParams& p) {
+    tracking_ = t;
+    lfu_ = p;
+  }
+  AccessTracking access_tracking() const { return tracking_; }
+  const LfuParams& lfu_params() const { return lfu_; }
+  // Whether small integers are stored as Redis's shared objects (kSharedInt, refcount INT_MAX).
+  // Redis stops sharing them under an LRU or LFU maxmemory policy with a limit set, since a
+  // shared object cannot keep a per-key access time; set and add then store them as kInt.
+  void set_shared_integers(bool on) { shared_ints_ = on; }
+  bool shared_integers() const { return shared_ints_; }
+  // What access_ms holds for a key stored now.
+  int64_t fresh_access(int64_t now_ms) const {
+    return tracking_ == AccessTracking::kLfu ? lfu_initial(now_ms) : now_ms;
+  }
+
   // Deletes up to a budget of expired keys found by sampling; returns how many were deleted.
   // Only in kDelete mode (0 otherwise).
   std::size_t active_expire_cycle(std::size_t samples);
@@ -183,6 +211,12 @@ class Database {
 
  private:
   void expire_now(std::string_view key);
+  void record_access(Entry& e, int64_t now);
+  void unshare_int(Value& v) const {
+    if (!shared_ints_ && v.str_encoding() == StrEncoding::kSharedInt) {
+      v.set_str_encoding(StrEncoding::kInt);
+    }
+  }
   bool expired_at(const Entry& e, int64_t now) const {
     return mode_ != ExpiryMode::kKeep && e.expire_ms >= 0 && e.expire_ms <= now;
   }
@@ -194,6 +228,9 @@ class Database {
   uint64_t expired_total_ = 0;
   KeyObserver* observer_ = nullptr;
   ExpiryMode mode_ = ExpiryMode::kDelete;
+  AccessTracking tracking_ = AccessTracking::kLru;
+  LfuParams lfu_;
+  bool shared_ints_ = true;
 };
 
 class Keyspace {
@@ -208,6 +245,10 @@ class Keyspace {
   // Every database's ExpiryMode (the replica side sets it as the server's role changes).
   void set_expiry_mode(ExpiryMode m);
   ExpiryMode expiry_mode() const { return mode_; }
+  // Every database's access tracking (the maxmemory policy and lfu-* directives decide).
+  void set_access_tracking(AccessTracking t, const LfuParams& p);
+  // Every database's set_shared_integers.
+  void set_shared_integers(bool on);
 
   void flush_all();
   void flush_db(int i);

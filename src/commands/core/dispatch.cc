@@ -113,6 +113,27 @@ std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& 
   return {};
 }
 
+bool Dispatcher::out_of_memory(const Session& s, const CommandSpec& spec) {
+  // Loading evicts nothing and refuses nothing (Redis does not evict while loading): the file
+  // holds what was acknowledged; the first command after it enforces the limit.
+  if (s.aof_loader) return false;
+  if (server_.memory_limit().enforce()) return false;
+  // The master link's commands always apply: what the master accepted is not the replica's to
+  // refuse (with replica-ignore-maxmemory, the default, enforce() never fails on a replica).
+  if (s.master) return false;
+  // Commands flagged denyoom, and EXEC when it would run one. Queueing a command that is not
+  // denyoom is allowed: Redis 7.0 refused anything queued while over the limit, 7.4 reverted
+  // that (redis/redis#12961).
+  if (spec.name == "exec" && s.in_multi) {
+    for (const auto& q : s.queued) {
+      const CommandSpec* c = table_.lookup(q).spec;
+      if (c && (c->flags & kDenyOom)) return true;
+    }
+    return false;
+  }
+  return (spec.flags & kDenyOom) != 0;
+}
+
 Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
 
 std::string Dispatcher::persistence_error(const CommandSpec& spec) const {
@@ -199,6 +220,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     } else if (s.in_multi && (spec->flags & kNoMulti)) {
       // Right after the AUTH check, as Redis orders it; the transaction then aborts at EXEC.
       reject(spec, errors::kNotAllowedInMulti);
+    } else if (out_of_memory(s, *spec)) {
+      reject(spec, errors::kOom);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
       reject(spec, e);
     } else if ((spec->flags & kWrite) && server_.replication_role() &&

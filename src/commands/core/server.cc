@@ -189,6 +189,17 @@ void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
       end_unit(nullptr);
     }
     notify(events::kExpired, key, db);
+  } else if (ev == engine::KeyEvent::kEvicted) {
+    ++stats_.evicted_keys;
+    // Redis's propagateDeletion: UNLINK when the eviction frees lazily, DEL otherwise; a unit of
+    // its own (evictions run before a command starts, or from cron).
+    if (propagating()) {
+      begin_unit();
+      std::string_view verb = cfg_.ref<bool>("lazyfree-lazy-eviction") ? "UNLINK" : "DEL";
+      propagation_.add(db, {verb, key});
+      end_unit(nullptr);
+    }
+    notify(events::kEvicted, key, db);
   }
   signal_modified(db, key);
 }
@@ -226,6 +237,8 @@ void Server::cron() {
   if (persistence_) persistence_->cron(now);
   if (replication_) replication()->cron(now);
   if (snapshots_) snapshots_->cron(now);
+  // Goes on with an eviction a command's time budget cut short (Redis's eviction timer).
+  memory_limit_.enforce();
   int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica
   // side puts the keyspace in ExpiryMode::kHide, where there is nothing to sample.

@@ -65,8 +65,7 @@ void dump_command(Context& ctx) {
                              cfg.ref<bool>("rdbcompression")));
 }
 
-// Under an LFU policy Redis keeps FREQ and ignores IDLETIME; otherwise the reverse. streamd keeps
-// no frequency counter (OBJECT FREQ answers a constant), so only IDLETIME has an effect.
+// Under an LFU policy Redis keeps FREQ and ignores IDLETIME; otherwise the reverse.
 bool lfu_policy(const config::Config& cfg) {
   auto p = cfg.maxmemory_policy();
   return p == config::MaxmemoryPolicy::kVolatileLfu || p == config::MaxmemoryPolicy::kAllkeysLfu;
@@ -146,10 +145,14 @@ void restore_command(Context& ctx) {
       ctx.propagate(std::span<const std::string_view>(argv));
     }
   }
-  if (opt.idle_s >= 0 && !lfu_policy(ctx.server.config())) {
+  const bool lfu = lfu_policy(ctx.server.config());
+  if (opt.idle_s >= 0 && !lfu) {
     // OBJECT IDLETIME counts whole seconds back from now.
     long long max_idle = ctx.now_ms / 1000;
     e.access_ms = ctx.now_ms - (opt.idle_s < max_idle ? opt.idle_s : max_idle) * 1000;
+  }
+  if (opt.freq >= 0 && lfu) {
+    e.access_ms = engine::lfu_with_counter(static_cast<uint8_t>(opt.freq), ctx.now_ms);
   }
   ctx.modified(key, events::kRestore);
   ctx.reply.ok();

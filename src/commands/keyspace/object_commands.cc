@@ -16,9 +16,6 @@ namespace streamd::cmd {
 
 namespace {
 
-// Redis's LFU counter of a new key (LFU_INIT_VAL).
-constexpr long long kLfuInitialCounter = 5;
-
 // OBJECT <sub> key: a lookup that neither touches the key nor, when absent, answers anything but
 // null (nor publishes "keymiss").
 engine::Entry* object_lookup(Context& ctx) {
@@ -60,9 +57,8 @@ void object_freq(Context& ctx) {
     ctx.reply.error(errors::kLfuNotSelected);
     return;
   }
-  // streamd does not evict, so it keeps no logarithmic access counter: answer the counter Redis
-  // gives a key that was just created.
-  ctx.reply.integer(kLfuInitialCounter);
+  // The counter as decayed to now; reading it is no access.
+  ctx.reply.integer(engine::lfu_counter(e->access_ms, ctx.now_ms, ctx.db().lfu_params()));
 }
 
 void object_help(Context& ctx) {

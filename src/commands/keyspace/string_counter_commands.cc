@@ -54,7 +54,7 @@ void incr_by(Context& ctx, long long incr) {
     return;
   }
   value += incr;
-  bool shared = value >= 0 && value < 10000;
+  bool shared = value >= 0 && value < 10000 && ctx.db().shared_integers();
   store_counter(ctx, key, e, std::to_string(value),
                 shared ? engine::StrEncoding::kSharedInt : engine::StrEncoding::kInt,
                 events::kIncrBy);

@@ -24,6 +24,7 @@
 #include "streamd/commands/server/info.h"
 #include "streamd/commands/server/persistence_commands.h"
 #include "streamd/config/config.h"
+#include "streamd/engine/used_memory.h"
 #include "streamd/text/random_hex.h"
 
 #ifndef STREAMD_VERSION
@@ -69,15 +70,9 @@ std::string gcc_version() {
 #endif
 }
 
-// Bytes in use from the allocator's point of view (small blocks in use plus mmapped blocks).
-uint64_t allocated_bytes() {
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
-}
-
 // Both allocator figures from one mallinfo2() (it walks every arena).
 struct AllocatorBytes {
-  uint64_t used;    // in use: small blocks in use plus mmapped blocks (allocated_bytes())
+  uint64_t used;    // in use: small blocks in use plus mmapped blocks
   uint64_t active;  // held from the system: arenas plus mmapped blocks
 };
 AllocatorBytes allocator_bytes() {
@@ -261,7 +256,10 @@ int64_t diff(uint64_t a, uint64_t b) {
 }
 
 void memory_section(Context& ctx, Section& s) {
-  auto [used, active] = allocator_bytes();
+  // used_memory is what maxmemory compares against (engine/used_memory.h); the allocator's own
+  // figures (everything malloc'd, C libraries included) are the allocator_* fields.
+  const uint64_t used = engine::used_memory();
+  auto [allocated, active] = allocator_bytes();
   uint64_t rss = rss_bytes();
   g_peak_memory = std::max(g_peak_memory, used);
   uint64_t clients = 0;
@@ -287,7 +285,7 @@ void memory_section(Context& ctx, Section& s) {
   s.add("used_memory_startup", startup);
   s.add("used_memory_dataset", dataset);
   s.add("used_memory_dataset_perc", fmt::format("{:.2f}%", dataset_perc));
-  s.add("allocator_allocated", used);
+  s.add("allocator_allocated", allocated);
   s.add("allocator_active", active);
   s.add("allocator_resident", rss);
   s.add("allocator_muzzy", 0);  // a jemalloc state; glibc has none (Redis built with libc says 0)
@@ -310,8 +308,8 @@ void memory_section(Context& ctx, Section& s) {
   s.add("maxmemory", maxmemory);
   s.add("maxmemory_human", human(maxmemory));
   s.add("maxmemory_policy", config::to_string(ctx.server.config().maxmemory_policy()));
-  s.add("allocator_frag_ratio", ratio(active, used));
-  s.add("allocator_frag_bytes", diff(active, used));
+  s.add("allocator_frag_ratio", ratio(active, allocated));
+  s.add("allocator_frag_bytes", diff(active, allocated));
   s.add("allocator_rss_ratio", ratio(rss, active));
   s.add("allocator_rss_bytes", diff(rss, active));
   s.add("rss_overhead_ratio", ratio(rss, rss));
@@ -418,11 +416,12 @@ void stats_section(Context& ctx, Section& s) {
   s.add("expired_stale_perc", "0.00");
   s.add("expired_time_cap_reached_count", st.expired_time_cap_reached);
   s.add("expire_cycle_cpu_milliseconds", st.expire_cycle_us / 1000);
-  s.add("evicted_keys", 0);
-  s.add("evicted_clients", 0);
+  s.add("evicted_keys", st.evicted_keys);
+  s.add("evicted_clients", 0);  // no maxmemory-clients
   s.add("evicted_scripts", 0);  // no scripting engine
-  s.add("total_eviction_exceeded_time", 0);
-  s.add("current_eviction_exceeded_time", 0);
+  const int64_t now_us = engine::monotonic_us();
+  s.add("total_eviction_exceeded_time", ctx.server.memory_limit().total_exceeded_ms(now_us));
+  s.add("current_eviction_exceeded_time", ctx.server.memory_limit().current_exceeded_ms(now_us));
   s.add("keyspace_hits", st.keyspace_hits);
   s.add("keyspace_misses", st.keyspace_misses);
   s.add("pubsub_channels", ctx.server.pubsub().channel_count());
@@ -589,11 +588,11 @@ constexpr SectionDef kSections[] = {
 }  // namespace
 
 uint64_t used_memory_bytes() {
-  return allocated_bytes();
+  return engine::used_memory();
 }
 
 void record_startup_memory() {
-  if (g_startup_memory == 0) g_startup_memory = allocated_bytes();
+  if (g_startup_memory == 0) g_startup_memory = engine::used_memory();
 }
 
 std::string info_text(Context& ctx, std::span<const std::string_view> sections) {

@@ -66,6 +66,7 @@ void server_metrics(Server& server, Exposition& e) {
       {"redis_net_input_bytes_total", static_cast<double>(st.net_input_bytes)},
       {"redis_net_output_bytes_total", static_cast<double>(st.net_output_bytes)},
       {"redis_expired_keys_total", static_cast<double>(st.expired_keys)},
+      {"redis_evicted_keys_total", static_cast<double>(st.evicted_keys)},
       {"redis_keyspace_hits_total", static_cast<double>(st.keyspace_hits)},
       {"redis_keyspace_misses_total", static_cast<double>(st.keyspace_misses)},
   };

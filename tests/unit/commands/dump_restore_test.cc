@@ -184,14 +184,17 @@ TEST_F(DumpRestoreTest, IdletimeSetsTheAccessTime) {
   std::string p = Dump("a");
   EXPECT_EQ(Run({"RESTORE", "k", "0", p, "IDLETIME", "120"}), "+OK\r\n");
   EXPECT_EQ(Run({"OBJECT", "IDLETIME", "k"}), ":120\r\n");
-  // FREQ is accepted (streamd keeps no LFU counter) and leaves the access time at now.
+  // Without an LFU policy FREQ is ignored and the access time is now.
   EXPECT_EQ(Run({"RESTORE", "f", "0", p, "FREQ", "100"}), "+OK\r\n");
   EXPECT_EQ(Run({"OBJECT", "IDLETIME", "f"}), ":0\r\n");
-  // Under an LFU policy IDLETIME is ignored, as Redis does.
+  // Under an LFU policy IDLETIME is ignored (the key starts with a new key's counter) and FREQ
+  // sets the counter, as Redis does.
   ASSERT_EQ(Run({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}), "+OK\r\n");
   EXPECT_EQ(Run({"RESTORE", "g", "0", p, "IDLETIME", "50"}), "+OK\r\n");
+  EXPECT_EQ(Run({"OBJECT", "FREQ", "g"}), ":5\r\n");
+  EXPECT_EQ(Run({"RESTORE", "h", "0", p, "FREQ", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"OBJECT", "FREQ", "h"}), ":100\r\n");
   ASSERT_EQ(Run({"CONFIG", "SET", "maxmemory-policy", "noeviction"}), "+OK\r\n");
-  EXPECT_EQ(Run({"OBJECT", "IDLETIME", "g"}), ":0\r\n");
 }
 
 TEST_F(DumpRestoreTest, StreamRoundTrip) {

@@ -73,6 +73,9 @@ class Dispatcher {
   // READONLY (a write on a read-only replica) or MASTERDOWN (the link is down and stale data is
   // not served) for `spec` from `s`, else "".
   std::string_view replica_error(const Session& s, const CommandSpec& spec) const;
+  // Enforces maxmemory (evicting as the policy allows) and says whether the command must be
+  // refused with -OOM: memory stays over the limit and the command could grow the dataset.
+  bool out_of_memory(const Session& s, const CommandSpec& spec);
 
   Server& server_;
   CommandTable& table_;

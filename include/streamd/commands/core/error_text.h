@@ -330,6 +330,7 @@ inline constexpr std::string_view kDebugLoadAofFailed =
 // ---- replication (master side; commands/repl/) ----
 inline constexpr std::string_view kSyncPendingOutput =
     "ERR SYNC and PSYNC are invalid with pending output";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
 inline constexpr std::string_view kReadOnlyReplica =
     "READONLY You can't write against a read only replica.";

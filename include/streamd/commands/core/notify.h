@@ -66,6 +66,7 @@ inline constexpr KeyspaceEvent kXcfgset{kStream, "xcfgset"};
 // Reported by the engine (see Server::on_key_event) and by read lookups.
 inline constexpr KeyspaceEvent kNew{kNewKey, "new"};
 inline constexpr KeyspaceEvent kExpired{config::notify::kExpired, "expired"};
+inline constexpr KeyspaceEvent kEvicted{config::notify::kEvicted, "evicted"};
 inline constexpr KeyspaceEvent kKeyMiss{config::notify::kKeyMiss, "keymiss"};
 }  // namespace events
 

@@ -15,6 +15,7 @@
 
 #include "streamd/commands/core/blocking.h"
 #include "streamd/commands/core/client_pause.h"
+#include "streamd/commands/core/memory_limit.h"
 #include "streamd/commands/core/notify.h"
 #include "streamd/commands/core/persistence.h"
 #include "streamd/commands/core/propagation.h"
@@ -42,6 +43,8 @@ class Server final : public engine::KeyObserver {
   // The keyspace's clock, frozen while a command runs (Dispatcher::run enters and leaves it).
   engine::CommandClock& command_clock() { return command_clock_; }
   Stats& stats() { return stats_; }
+  // maxmemory (memory_limit.h): the dispatcher enforces it before each command, cron after.
+  MemoryLimit& memory_limit() { return memory_limit_; }
   BlockingRegistry& blocking() { return blocking_; }
   // CLIENT PAUSE and FAILOVER (client_pause.h). pause_clients starts or extends a purpose's pause
   // and stops key expiry; unpause_clients (CLIENT UNPAUSE, the end of a failover, or cron once the
@@ -157,6 +160,7 @@ class Server final : public engine::KeyObserver {
   // propagated: they are what the AOF already holds, and Redis does not send them to replicas
   // while loading either. Turning the stream off delivers what was deferred first (see
   // refresh_propagating).
+  bool replaying() const { return replaying_; }
   void set_replaying(bool on) {
     if (on) deliver_deferred();
     replaying_ = on;
@@ -235,6 +239,7 @@ class Server final : public engine::KeyObserver {
   engine::CommandClock command_clock_;  // before keyspace_, which keeps a pointer to it
   engine::Keyspace keyspace_;
   Stats stats_;
+  MemoryLimit memory_limit_{*this};  // after keyspace_ and stats_, which it uses
   BlockingRegistry blocking_;
   void check_pause_end_slow();
   ClientPause pause_;
