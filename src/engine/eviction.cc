@@ -26,6 +26,11 @@ uint64_t score(EvictionPolicy p, const Entry& e, const Database& db, int64_t now
 
 }  // namespace
 
+bool ranks_by_access(EvictionPolicy p) {
+  return p == EvictionPolicy::kAllkeysLru || p == EvictionPolicy::kVolatileLru ||
+         p == EvictionPolicy::kAllkeysLfu || p == EvictionPolicy::kVolatileLfu;
+}
+
 AccessTracking tracking_for(EvictionPolicy p) {
   return p == EvictionPolicy::kAllkeysLfu || p == EvictionPolicy::kVolatileLfu
              ? AccessTracking::kLfu

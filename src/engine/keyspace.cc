@@ -142,10 +142,8 @@ Entry* Database::add(std::string_view key, Value value) {
 bool Database::evict(std::string_view key) {
   // Copy the key: `key` may point into the node being deleted.
   std::string k(key);
-  Entry* e = dict_.find(k);
-  if (!e) return false;
-  if (e->expire_ms >= 0) --expires_;
-  dict_.erase(k);
+  if (!dict_.find(k)) return false;
+  erase(k);  // false for an expired key, which is evicted all the same
   notify(k, KeyEvent::kEvicted);
   return true;
 }

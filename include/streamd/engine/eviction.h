@@ -29,6 +29,9 @@ enum class EvictionPolicy : uint8_t {
 
 // The access tracking a policy needs (LFU counters or access times).
 AccessTracking tracking_for(EvictionPolicy p);
+// Whether the policy ranks keys by their accesses (LRU or LFU): Redis then gives every key an
+// object of its own (no shared integers) to carry them.
+bool ranks_by_access(EvictionPolicy p);
 
 struct EvictionVictim {
   int db = -1;

@@ -91,25 +91,27 @@ std::string fmt_more_bytes(std::size_t n) {
 
 }  // namespace
 
+Dispatcher::RunFlags Dispatcher::run_flags(const Session& s, const CommandSpec& spec) const {
+  RunFlags f{spec.flags, spec.flags};
+  if (spec.name != "exec" || !s.in_multi) return f;
+  for (const auto& q : s.queued) {
+    // The row the queued line runs: a subcommand's flags, not its container's (XGROUP CREATE
+    // writes, the XGROUP row does not say so).
+    const CommandSpec* c = table_.lookup(q).spec;
+    if (!c) continue;
+    f.any |= c->flags;
+    f.all &= c->flags;
+  }
+  return f;
+}
+
 std::string_view Dispatcher::replica_error(const Session& s, const CommandSpec& spec) const {
   // The master link (and only it) writes on a replica, stale or not.
   const Replication* r = server_.replication_role();
   if (!r || s.master || !r->is_replica()) return {};
-  // EXEC counts as what it would run (Redis folds the queued commands' flags into EXEC's).
-  uint64_t flags = spec.flags;
-  uint64_t missing_stale = (spec.flags & kStale) ? 0 : 1;
-  if (spec.name == "exec" && s.in_multi) {
-    for (const auto& q : s.queued) {
-      // The row the queued line runs: a subcommand's flags, not its container's (XGROUP CREATE
-      // writes, the XGROUP row does not say so).
-      const CommandSpec* c = table_.lookup(q).spec;
-      if (!c) continue;
-      flags |= c->flags;
-      if (!(c->flags & kStale)) missing_stale = 1;
-    }
-  }
-  if ((flags & kWrite) && r->refuses_writes()) return errors::kReadOnlyReplica;
-  if (missing_stale && r->refuses_stale()) return errors::kMasterDown;
+  RunFlags f = run_flags(s, spec);
+  if ((f.any & kWrite) && r->refuses_writes()) return errors::kReadOnlyReplica;
+  if (!(f.all & kStale) && r->refuses_stale()) return errors::kMasterDown;
   return {};
 }
 
@@ -124,14 +126,7 @@ bool Dispatcher::out_of_memory(const Session& s, const CommandSpec& spec) {
   // Commands flagged denyoom, and EXEC when it would run one. Queueing a command that is not
   // denyoom is allowed: Redis 7.0 refused anything queued while over the limit, 7.4 reverted
   // that (redis/redis#12961).
-  if (spec.name == "exec" && s.in_multi) {
-    for (const auto& q : s.queued) {
-      const CommandSpec* c = table_.lookup(q).spec;
-      if (c && (c->flags & kDenyOom)) return true;
-    }
-    return false;
-  }
-  return (spec.flags & kDenyOom) != 0;
+  return (run_flags(s, spec).any & kDenyOom) != 0;
 }
 
 Dispatcher::Dispatcher(Server& server) : server_(server), table_(CommandTable::instance()) {}
@@ -392,16 +387,8 @@ bool Dispatcher::postpones_slow(Session& s, std::span<const std::string_view> ar
   const auto [top, spec] = table_.lookup(argv);
   if (!top || !spec || !arity_ok(*spec, argv.size())) return false;
   if (!s.authenticated && !(spec->flags & kNoAuth)) return false;
-  uint32_t flags = spec->flags;
-  if (s.in_multi && spec->name == "exec") {
-    // EXEC counts as what it would run (Redis: the transaction's or-ed command flags).
-    for (const auto& queued : s.queued) {
-      std::vector<std::string_view> views(queued.begin(), queued.end());
-      if (const CommandSpec* q = table_.lookup(views).spec) flags |= q->flags;
-    }
-  }
   ClientPause& pause = server_.client_pause();
-  if (!pause.covers(s, flags)) return false;
+  if (!pause.covers(s, run_flags(s, *spec).any)) return false;
   pause.postpone(s);
   return true;
 }

@@ -73,11 +73,7 @@ void MemoryLimit::apply_tracking() {
   server_.keyspace().set_access_tracking(engine::tracking_for(policy), p);
   // Redis's MAXMEMORY_FLAG_NO_SHARED_INTEGERS: with a limit and an LRU or LFU policy, every key
   // needs its own object to carry its access time or counter.
-  bool per_key_access = policy != engine::EvictionPolicy::kNoEviction &&
-                        policy != engine::EvictionPolicy::kAllkeysRandom &&
-                        policy != engine::EvictionPolicy::kVolatileRandom &&
-                        policy != engine::EvictionPolicy::kVolatileTtl;
-  server_.keyspace().set_shared_integers(*maxmemory_ == 0 || !per_key_access);
+  server_.keyspace().set_shared_integers(*maxmemory_ == 0 || !engine::ranks_by_access(policy));
 }
 
 uint64_t MemoryLimit::time_limit_us(int64_t tenacity) {

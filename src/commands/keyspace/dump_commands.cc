@@ -17,7 +17,6 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
 #include "streamd/commands/stream/support.h"
-#include "streamd/config/values.h"
 
 namespace streamd::cmd {
 
@@ -63,12 +62,6 @@ void dump_command(Context& ctx) {
   const config::Config& cfg = ctx.server.config();
   ctx.reply.bulk(codec->dump(e->value, static_cast<int>(cfg.ref<std::int64_t>("rdb-version")),
                              cfg.ref<bool>("rdbcompression")));
-}
-
-// Under an LFU policy Redis keeps FREQ and ignores IDLETIME; otherwise the reverse.
-bool lfu_policy(const config::Config& cfg) {
-  auto p = cfg.maxmemory_policy();
-  return p == config::MaxmemoryPolicy::kVolatileLfu || p == config::MaxmemoryPolicy::kAllkeysLfu;
 }
 
 void restore_command(Context& ctx) {
@@ -145,7 +138,8 @@ void restore_command(Context& ctx) {
       ctx.propagate(std::span<const std::string_view>(argv));
     }
   }
-  const bool lfu = lfu_policy(ctx.server.config());
+  // Under an LFU policy Redis keeps FREQ and ignores IDLETIME; otherwise the reverse.
+  const bool lfu = ctx.db().access_tracking() == engine::AccessTracking::kLfu;
   if (opt.idle_s >= 0 && !lfu) {
     // OBJECT IDLETIME counts whole seconds back from now.
     long long max_idle = ctx.now_ms / 1000;

@@ -10,7 +10,6 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
-#include "streamd/config/values.h"
 
 namespace streamd::cmd {
 
@@ -34,8 +33,7 @@ void object_refcount(Context& ctx) {
 
 // Under an LFU maxmemory policy Redis keeps an access frequency instead of the access time.
 bool lfu_policy(Context& ctx) {
-  auto p = ctx.server.config().maxmemory_policy();
-  return p == config::MaxmemoryPolicy::kVolatileLfu || p == config::MaxmemoryPolicy::kAllkeysLfu;
+  return ctx.db().access_tracking() == engine::AccessTracking::kLfu;
 }
 
 void object_idletime(Context& ctx) {

@@ -68,6 +68,15 @@ class Dispatcher {
   DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
                      std::string& out, int64_t rerun_deadline, bool argv_is_request = false);
 
+  // The flags a command runs with: its own, and for EXEC inside MULTI those of every queued
+  // command folded in (Redis's mstate.cmd_flags / cmd_inv_flags): `any` has a flag when one of
+  // them has it, `all` when every one has it (kStale: the whole transaction may run stale).
+  struct RunFlags {
+    uint32_t any;
+    uint32_t all;
+  };
+  RunFlags run_flags(const Session& s, const CommandSpec& spec) const;
+
   // The MISCONF text when `spec` must be refused because the AOF cannot be written, else "".
   std::string persistence_error(const CommandSpec& spec) const;
   // READONLY (a write on a read-only replica) or MASTERDOWN (the link is down and stale data is
