@@ -1,6 +1,7 @@
 #include "streamd/engine/keyspace.h"
 
 #include "streamd/engine/stream.h"
+#include "streamd/engine/used_memory.h"
 
 namespace streamd::engine {
 
@@ -139,11 +140,13 @@ Entry* Database::add(std::string_view key, Value value) {
   return added;
 }
 
-bool Database::evict(std::string_view key) {
+bool Database::evict(std::string_view key, int64_t* freed) {
   // Copy the key: `key` may point into the node being deleted.
   std::string k(key);
   if (!dict_.find(k)) return false;
+  const auto before = static_cast<int64_t>(used_memory());
   erase(k);  // false for an expired key, which is evicted all the same
+  if (freed) *freed = before - static_cast<int64_t>(used_memory());
   notify(k, KeyEvent::kEvicted);
   return true;
 }

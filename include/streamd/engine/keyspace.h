@@ -133,8 +133,12 @@ class Database {
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
   bool erase(std::string_view key);
-  // Deletes a key to free memory (maxmemory): observers hear kEvicted. False if absent.
-  bool evict(std::string_view key);
+  // Deletes a key to free memory (maxmemory): observers hear kEvicted. False if absent. With
+  // `freed`, stores what the deletion alone gave back (used_memory before and after it, measured
+  // before observers run: the DEL record they propagate may grow the AOF buffer or open a
+  // backlog block, and counting that made one eviction look like it freed megabytes less than
+  // nothing, so the caller evicted every key; Redis's performEvictions measures the same way).
+  bool evict(std::string_view key, int64_t* freed = nullptr);
   // DEL / UNLINK: true if a key was deleted. On a master an expired key expires first and
   // counts as absent; on a replica (kHide, kKeep), where expiry only hides it, it is deleted and
   // counts, as Redis's DEL does there.

@@ -86,6 +86,9 @@ class AofService final : public cmd::Persistence {
 
   // ---- cmd::PropagationSink ----
   uint64_t append(const cmd::PropagationBatch& unit) override;
+  uint64_t buffer_allocation() const override {
+    return opts_.enabled ? writer_.buffer_allocation() : 0;
+  }
   bool must_hold_replies(uint64_t ticket) const override;
   void sync() override;
   std::string write_error() const override;

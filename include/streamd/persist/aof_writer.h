@@ -81,6 +81,7 @@ class AofWriter {
   int last_errno() const { return write_errno_ ? write_errno_ : fsync_errno_.load(); }
   uint64_t file_size() const { return file_size_; }
   uint64_t buffered() const { return buf_.size(); }
+  uint64_t buffer_allocation() const { return buf_.capacity(); }
   uint64_t appended_seq() const { return appended_seq_; }
   uint64_t written_seq() const { return written_seq_.load(); }
   uint64_t synced_seq() const { return synced_seq_.load(); }

@@ -94,16 +94,24 @@ bool MemoryLimit::may_evict() const {
   return true;
 }
 
-uint64_t MemoryLimit::counted_memory() const {
-  uint64_t used = engine::used_memory();
-  // As Redis's freeMemoryGetNotCountedMemory: the replication buffer up to repl-backlog-size is
-  // the backlog's and counts; what lagging replicas hold beyond it does not.
+uint64_t MemoryLimit::not_counted_memory() const {
+  uint64_t overhead = 0;
+  // The replication buffer up to repl-backlog-size is the backlog's and counts; what lagging
+  // replicas hold beyond it does not.
   if (const Replication* r = server_.replication_role()) {
     uint64_t buffers = r->buffer_bytes();
     uint64_t backlog = server_.config().ref<std::uint64_t>("repl-backlog-size");
-    if (buffers > backlog) used = used > buffers - backlog ? used - (buffers - backlog) : 0;
+    if (buffers > backlog) overhead += buffers - backlog;
   }
-  return used;
+  // The AOF buffer: propagating evictions grows it.
+  if (const Persistence* p = server_.persistence()) overhead += p->buffer_allocation();
+  return overhead;
+}
+
+uint64_t MemoryLimit::counted_memory() const {
+  uint64_t used = engine::used_memory();
+  uint64_t overhead = not_counted_memory();
+  return used > overhead ? used - overhead : 0;
 }
 
 void MemoryLimit::note_state(bool over, int64_t now_us) {
@@ -160,13 +168,14 @@ bool MemoryLimit::enforce_slow() {
       out_of_keys = true;
       break;
     }
-    // Only the deletion's own effect is counted: what propagating the DEL allocates is freed
-    // once it is written, and counting it could keep this loop from ever ending.
-    const int64_t before = static_cast<int64_t>(engine::used_memory());
+    // Only the deletion's own effect is counted (evict measures it before the DEL is
+    // propagated): what propagating allocates is freed once it is written, and counting it made
+    // this loop evict every key when a DEL grew the AOF buffer or opened a backlog block.
     const int64_t del_t0 = engine::monotonic_us();
-    server_.keyspace().db(victim.db).evict(victim.key);
+    int64_t gave_back = 0;
+    server_.keyspace().db(victim.db).evict(victim.key, &gave_back);
     const int64_t del_us = engine::monotonic_us() - del_t0;
-    freed += before - static_cast<int64_t>(engine::used_memory());
+    freed += gave_back;
     stats.latency.add_if_needed("eviction-del", del_us / 1000, server_.clock().now_ms() / 1000,
                                 threshold);
     ++keys;

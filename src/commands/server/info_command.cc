@@ -316,7 +316,7 @@ void memory_section(Context& ctx, Section& s) {
   s.add("rss_overhead_bytes", 0);
   s.add("mem_fragmentation_ratio", ratio(rss, used));
   s.add("mem_fragmentation_bytes", diff(rss, used));
-  s.add("mem_not_counted_for_evict", 0);
+  s.add("mem_not_counted_for_evict", ctx.server.memory_limit().not_counted_memory());
   // As Redis 7 splits its shared replication buffer: up to repl-backlog-size is the backlog's,
   // what replicas hold beyond that counts as theirs.
   const Replication* repl = ctx.server.replication_role();
@@ -328,7 +328,8 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_clients_slaves", excess ? repl_bytes - backlog_size : 0);
   s.add("mem_clients_normal", clients);
   s.add("mem_cluster_links", 0);
-  s.add("mem_aof_buffer", 0);
+  const Persistence* aof = ctx.server.persistence();
+  s.add("mem_aof_buffer", aof ? aof->buffer_allocation() : 0);
   s.add("mem_allocator", "libc");
   // Redis's incremental rehashing; the keyspace's tables rehash at once, so nothing is held.
   s.add("mem_overhead_db_hashtable_rehashing", 0);

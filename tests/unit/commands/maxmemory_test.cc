@@ -154,6 +154,43 @@ TEST_F(MaxmemoryTest, AllkeysLruKeepsMemoryNearTheLimitAndTheRecentKeys) {
   EXPECT_EQ(Run({"EXISTS", "k0", "k1", "k2"}), ":0\r\n");
 }
 
+// An AOF whose buffer grows by 256 KiB with every unit it takes: as a real buffer does when the
+// DELs of evictions arrive in a turn larger than any before (it doubles). It keeps nothing else
+// (recording the SETs would grow memory as fast as the keys).
+class GrowingAof : public RecordingPersistence {
+ public:
+  std::string buf;
+  uint64_t append(const cmd::PropagationBatch&) override {
+    buf.append(256 * 1024, 'x');
+    return ++units;
+  }
+  uint64_t units = 0;
+  uint64_t buffer_allocation() const override { return buf.capacity(); }
+};
+
+// What propagating an eviction allocates is neither counted as freed by it nor as used: the loop
+// used to count the buffer's growth against the deletion and evicted every key (then answered
+// -OOM), which a loaded test machine hit with a real AOF.
+TEST_F(MaxmemoryTest, TheAofBufferAndWhatEvictionsPropagateAreNotCounted) {
+  GrowingAof aof;
+  h.server().set_persistence(&aof);
+  Set("maxmemory-policy", "allkeys-random");
+  const std::string value(1000, 'x');
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(Run({"SET", "a" + std::to_string(i), value}), "+OK\r\n");
+  Set("maxmemory", std::to_string(engine::used_memory() - aof.buffer_allocation() + 20 * 1024));
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(Run({"SET", "b" + std::to_string(i), value}), "+OK\r\n");
+  EXPECT_GT(InfoField("evicted_keys"), 50);
+  // About what the new keys took was evicted, not everything (each command may evict first).
+  std::string dbsize = Run({"DBSIZE"});
+  long long keys = std::stoll(dbsize.substr(1));
+  EXPECT_GT(keys, 50) << dbsize;
+  EXPECT_LT(keys, 150) << dbsize;
+  // INFO shows it as Redis does (mem_not_counted_for_evict: here the AOF buffer alone).
+  EXPECT_EQ(InfoField("mem_aof_buffer"), static_cast<long long>(aof.buf.capacity()));
+  EXPECT_EQ(InfoField("mem_not_counted_for_evict"), static_cast<long long>(aof.buf.capacity()));
+  h.server().set_persistence(nullptr);
+}
+
 TEST_F(MaxmemoryTest, ObjectFreqFollowsTheLfuCounter) {
   Set("maxmemory-policy", "allkeys-lfu");
   Run({"SET", "k", "v"});

@@ -46,10 +46,15 @@ class MemoryLimit {
   // step up to 10, then growing 15% per step; 100 means no limit.
   static uint64_t time_limit_us(int64_t tenacity);
 
+  // What maxmemory does not count (Redis's freeMemoryGetNotCountedMemory, INFO
+  // mem_not_counted_for_evict): the replication buffer beyond repl-backlog-size (what lagging
+  // replicas hold) and the AOF buffer.
+  uint64_t not_counted_memory() const;
+
  private:
   bool enforce_slow();
   bool may_evict() const;
-  // Used memory as maxmemory sees it (less the replication buffer beyond the backlog).
+  // Used memory as maxmemory sees it: used_memory less not_counted_memory().
   uint64_t counted_memory() const;
   // Access tracking and integer sharing, by policy and limit (on every change of either).
   void apply_tracking();

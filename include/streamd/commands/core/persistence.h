@@ -56,6 +56,9 @@ class Persistence : public PropagationSink {
   // replica's FACK is the stream offset of its newest fsynced unit.
   virtual uint64_t synced_ticket() const { return 0; }
   virtual PersistenceInfo info() const = 0;
+  // The memory the AOF buffer holds (allocated, written or not). maxmemory does not count it, as
+  // Redis's freeMemoryGetNotCountedMemory leaves out aof_buf: evictions themselves grow it.
+  virtual uint64_t buffer_allocation() const { return 0; }
 
   // SHUTDOWN / SIGTERM: write and fsync everything, stop background work. Returns false (and
   // logs why) if the data could not be made durable.
