@@ -186,9 +186,11 @@ bool Connection::take_input(std::size_t n) {
   st.net_input_bytes += n;
   ++st.total_reads;
   s.last_interaction_ms = fe_.server().clock().now_ms();
-  if (in_.size() > fe_.settings().client_query_buffer_limit) {
-    spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={})", describe(),
-                 in_.size());
+  // A transaction's queued commands have not run yet: they count as query buffer (Redis 7.4+).
+  // (The master link is read by repl/replica.cc, not here: it is never limited, as in Redis.)
+  if (in_.size() + s.queued_bytes > fe_.settings().client_query_buffer_limit) {
+    spdlog::warn("Closing client that reached max query buffer length: {} (qbuf={} multi-mem={})",
+                 describe(), in_.size(), s.queued_bytes);
     ++st.client_query_limit_disconnections;
     close();
     return false;

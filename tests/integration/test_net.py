@@ -188,6 +188,51 @@ class LimitsAndTimeoutsTest(unittest.TestCase):
         with server.client() as c:
             self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
 
+    def test_a_transactions_queue_counts_against_the_query_buffer_limit(self):
+        # Redis 7.4+ (redis/redis#12961): queued commands have not run, so they count as query
+        # buffer, measured as multi-mem (each argument's bytes plus a pointer per argument).
+        # Recorded from Redis main (4f8cdc2a1) with the same 1mb limit: ten queued SETs of
+        # 100,000 bytes are accepted (multi-mem 1,000,346 with the two commands before them);
+        # the eleventh, read on top of them, closes the client.
+        server = self.start("--client-query-buffer-limit", "1mb")
+        with server.client(timeout=10) as c:
+            self.assertEqual(c.call_raw("MULTI"), b"+OK\r\n")
+            self.assertEqual(c.call_raw("SET", "a", "bb"), b"+QUEUED\r\n")
+            self.assertEqual(c.call_raw("CLIENT", "INFO"), b"+QUEUED\r\n")
+            with server.client() as other:
+                info = next(line for line in other.call("CLIENT", "LIST").text.decode().split("\n")
+                            if "multi=2 " in line)
+                self.assertIn(" multi-mem=56 ", info)  # 3+1+2+3*8 and 6+4+2*8, as Redis
+            for i in range(10):
+                self.assertEqual(c.call_raw("SET", f"k{i}", "x" * 100_000), b"+QUEUED\r\n")
+            try:
+                c.send_command("SET", "k10", "x" * 100_000)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.assertEqual(c.wait_closed(timeout=10), b"")
+        with server.client() as c:
+            self.assertEqual(c.call_raw("PING"), b"+PONG\r\n")
+            stats = c.call("INFO", "stats").text.decode()
+            self.assertIn("client_query_buffer_limit_disconnections:1\r\n", stats)
+
+    def test_an_aborted_transaction_keeps_nothing_more(self):
+        # After a queueing error the transaction can only abort; Redis's queueMultiCommand then
+        # stores nothing more (CLIENT LIST multi= stops counting), so the limit is not reached.
+        server = self.start("--client-query-buffer-limit", "1mb")
+        with server.client(timeout=10) as c:
+            self.assertEqual(c.call_raw("MULTI"), b"+OK\r\n")
+            self.assertTrue(c.call("NOSUCHCOMMAND").is_error)
+            for i in range(15):
+                self.assertEqual(c.call_raw("SET", f"k{i}", "x" * 100_000), b"+QUEUED\r\n")
+            with server.client() as other:
+                lines = other.call("CLIENT", "LIST").text.decode().split("\n")
+                mine = [line for line in lines if " multi=-1 " not in line and line]
+                self.assertEqual(len(mine), 1, lines)
+                self.assertIn(" multi=0 ", mine[0])
+                self.assertIn(" multi-mem=0 ", mine[0])
+            self.assertTrue(c.call("EXEC").text.startswith(b"EXECABORT"))
+            self.assertEqual(c.call_raw("EXISTS", "k0"), b":0\r\n")
+
     def test_replies_within_the_static_buffer_never_reach_the_output_limit(self):
         # Redis holds only what overflows its 16 KB reply buffer against the limit: with a 10
         # byte hard limit, PING and INFO go on, a 100 KB reply closes the client.

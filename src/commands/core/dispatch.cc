@@ -227,8 +227,13 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     } else if (resp2_subscribed(s) && !allowed_while_subscribed(*top)) {
       reject(spec, errors::pubsub_context(spec->full_name));
     } else if (s.in_multi && !runs_inside_multi(*top)) {
-      std::vector<std::string> copy(argv.begin(), argv.end());
-      s.queued.push_back(std::move(copy));
+      // A transaction that can only abort (EXECABORT) or answer null (a WATCHed key changed)
+      // keeps nothing more, as Redis's queueMultiCommand: the client may go on queueing.
+      if (!s.multi_error && !s.dirty_cas) {
+        std::vector<std::string> copy(argv.begin(), argv.end());
+        for (const std::string& a : copy) s.queued_bytes += a.size() + sizeof(void*);
+        s.queued.push_back(std::move(copy));
+      }
       w.simple("QUEUED");
     } else {
       pushes_only = is_subscription_command(*top);

@@ -11,6 +11,7 @@ Session::~Session() = default;
 
 void Session::reset_transaction(Server& server) {
   queued.clear();
+  queued_bytes = 0;
   in_multi = false;
   multi_error = false;
   server.unwatch_all(*this);  // also clears dirty_cas

@@ -41,14 +41,6 @@ std::size_t argv_bytes(std::span<const std::string_view> argv) {
   return n;
 }
 
-std::size_t queued_bytes(const Session& s) {
-  std::size_t n = 0;
-  for (const auto& cmd : s.queued) {
-    for (const auto& a : cmd) n += a.size();
-  }
-  return n;
-}
-
 }  // namespace
 
 std::string client_info_line(Server& server, const Session& s, const Context* running) {
@@ -59,7 +51,7 @@ std::string client_info_line(Server& server, const Session& s, const Context* ru
                                  : (s.last_command.empty() ? std::string_view("NULL")
                                                            : std::string_view(s.last_command));
   std::size_t argv_mem = running ? argv_bytes(running->argv) : 0;
-  std::size_t multi_mem = queued_bytes(s);
+  std::size_t multi_mem = s.queued_bytes;
   long long multi = s.in_multi ? static_cast<long long>(s.queued.size()) : -1;
   // streamd writes replies from one growing buffer per connection: report it as the reply buffer
   // (rbs/rbp) and as the output buffer (obl/omem), with no reply list (oll).

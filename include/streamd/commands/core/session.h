@@ -66,6 +66,11 @@ struct Session {
   bool in_multi = false;
   bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
+  // What the queue holds, as Redis's mstate.argv_len_sums counts it: each queued argument's bytes
+  // plus a pointer per argument. CLIENT LIST's multi-mem; counted with the unparsed input against
+  // client-query-buffer-limit (Redis 7.4+, redis/redis#12961), so a client cannot queue without
+  // bound.
+  std::size_t queued_bytes = 0;
   bool dirty_cas = false;                            // a WATCHed key changed: EXEC answers null
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
   bool executing = false;  // inside EXEC (blocking commands must not block)
