@@ -223,7 +223,8 @@ void Database::clear() {
 }
 
 uint64_t Database::scan(uint64_t cursor, std::size_t count,
-                        const std::function<void(std::string_view, const Entry&)>& visit) const {
+                        const std::function<void(std::string_view, const Entry&)>& visit,
+                        ScanExpired expired) const {
   // Like Redis, COUNT is a hint: visit about `count` buckets' worth of keys (bounded by a number
   // of bucket steps so a sparse table does not make one call walk everything).
   std::size_t visited = 0;
@@ -233,7 +234,7 @@ uint64_t Database::scan(uint64_t cursor, std::size_t count,
   do {
     cursor = dict_.scan_bucket(cursor, [&](std::string_view k, const Entry& e) {
       ++visited;
-      if (expired_at(e, now)) return;
+      if (expired == ScanExpired::kSkip && expired_at(e, now)) return;
       visit(k, e);
     });
     ++steps;

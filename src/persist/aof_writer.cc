@@ -72,7 +72,7 @@ int AofWriter::close_file() {
 }
 
 uint64_t AofWriter::append(const cmd::PropagationBatch& unit) {
-  cmd::encode_unit(unit, &selected_db_, buf_);
+  cmd::encode_unit(unit, &selected_db_, buf_, cmd::PropagationTarget::kAof);
   return ++appended_seq_;
 }
 

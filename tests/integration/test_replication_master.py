@@ -410,5 +410,56 @@ class RedisReplicaOfStreamdTest(unittest.TestCase):
         self.assertIn(b"flags=S", m.execute_command("CLIENT", "LIST", "TYPE", "replica"))
 
 
+
+@needs_streamd
+@unittest.skipUnless(servers.redis_available(), "redis-server not installed")
+class PublishReachesReplicasTest(unittest.TestCase):
+    """PUBLISH and SPUBLISH on a master reach the subscribers of its replicas (Redis propagates
+    them to replicas, never to the AOF): a streamd replica and a redis-server 7.0.15 replica,
+    each with a subscriber, and the master's AOF without them."""
+
+    def test_messages_published_on_the_master_reach_replica_subscribers(self):
+        master = servers.start_streamd("--appendonly", "yes", "--repl-diskless-sync-delay", "0",
+                                       "--rdb-version", "10")
+        self.addCleanup(master.cleanup)
+        replicas = [servers.start_streamd("--replicaof", "127.0.0.1", str(master.port)),
+                    servers.start_redis("--replicaof", "127.0.0.1", str(master.port))]
+        m = master.redis_py(db=3)  # in a database other than 0: the stream SELECTs it
+        self.addCleanup(m.close)
+        subs = []
+        for rep in replicas:
+            self.addCleanup(rep.cleanup)
+            r = rep.redis_py()
+            self.addCleanup(r.close)
+            wait_for(lambda r=r: r.info("replication").get("master_link_status") == "up",
+                     timeout=60, what="replica link up")
+            sub = rep.client(timeout=10)
+            self.addCleanup(sub.close)
+            self.assertEqual(sub.call_raw("SUBSCRIBE", "news"),
+                             b"*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n")
+            self.assertEqual(sub.call_raw("SSUBSCRIBE", "shard"),
+                             b"*3\r\n$10\r\nssubscribe\r\n$5\r\nshard\r\n:1\r\n")
+            subs.append(sub)
+        self.assertEqual(m.publish("news", "hello"), 0)  # nobody subscribed on the master itself
+        with m.pipeline(transaction=True) as tx:  # in a transaction: one unit with a write
+            tx.set("k", "v")
+            tx.execute_command("SPUBLISH", "shard", "sharded")
+            tx.execute()
+
+        for name, sub in zip(("streamd", "redis-server"), subs):
+            with self.subTest(replica=name):
+                self.assertEqual(sub.read_raw(),
+                                 b"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n")
+                self.assertEqual(sub.read_raw(),
+                                 b"*3\r\n$8\r\nsmessage\r\n$5\r\nshard\r\n$7\r\nsharded\r\n")
+        for rep in replicas:
+            wait_for(lambda rep=rep: rep.redis_py(db=3).get("k") == b"v", timeout=10,
+                     what="the SET replicated")
+        # The AOF holds the SET (in its MULTI/EXEC) and no PUBLISH.
+        aof = b"".join(p.read_bytes() for p in (master.workdir / "appendonlydir").glob("*.incr.aof"))
+        self.assertIn(b"$1\r\nk\r\n$1\r\nv\r\n", aof)
+        self.assertNotIn(b"PUBLISH", aof.upper())
+
+
 if __name__ == "__main__":
     runner.main()

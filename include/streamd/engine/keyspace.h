@@ -161,9 +161,13 @@ class Database {
   void clear();
 
   // SCAN: visits the keys of the buckets at `cursor` (reverse-binary order); returns the next
-  // cursor, 0 when done. A key present for the whole scan is visited at least once.
+  // cursor, 0 when done. A key present for the whole scan is visited at least once. Expired keys
+  // are skipped unless `expired` is kVisit (the SCAN command filters first, then expires what it
+  // would have returned, as Redis's does).
+  enum class ScanExpired { kSkip, kVisit };
   uint64_t scan(uint64_t cursor, std::size_t count,
-                const std::function<void(std::string_view, const Entry&)>& visit) const;
+                const std::function<void(std::string_view, const Entry&)>& visit,
+                ScanExpired expired = ScanExpired::kSkip) const;
   // Visits every key (KEYS, AOF rewrite). The callback must not modify the database.
   void for_each(const std::function<void(std::string_view, const Entry&)>& visit) const;
   // Visits every stored key, expired ones included (DEBUG DIGEST: Redis digests its whole dict).

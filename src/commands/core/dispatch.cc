@@ -302,7 +302,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
     dirty = 1;
   }
   server_.add_dirty(dirty);
-  server_.end_unit(&s);
+  server_.end_unit(&s, !(spec.flags & kTouchesArbitraryKeys));
   // MONITOR shows a command once, when it first runs (a wake-up re-run is not shown again).
   if (rerun_deadline < 0) feed_monitors(server_, s, spec, argv);
 

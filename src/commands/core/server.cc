@@ -133,13 +133,18 @@ void Server::unwatch_all(Session& s) {
   s.dirty_cas = false;
 }
 
-void Server::end_unit(Session* s) {
+void Server::end_unit(Session* s, bool atomic) {
   if (--unit_depth_ > 0 || propagation_.empty()) return;
   assert(kept_flags_current());
+  if (!atomic) propagation_.set_separate();
   if (persistence_) {
     // (Ticket 0 with appendonly off, as before replication existed.)
-    uint64_t ticket = to_aof_ ? persistence_->append(propagation_) : 0;
-    if (s) s->propagation_ticket = ticket;
+    if (!to_aof_) {
+      if (s) s->propagation_ticket = 0;
+    } else if (propagation_.has_aof_records()) {
+      uint64_t ticket = persistence_->append(propagation_);
+      if (s) s->propagation_ticket = ticket;
+    }
   }
   // A replica's stream is its master's bytes, forwarded as they are applied (repl/replica.h):
   // re-encoding what it applies (or its own lazy expiries) would make the offsets differ.

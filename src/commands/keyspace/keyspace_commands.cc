@@ -117,13 +117,25 @@ void scan_command(Context& ctx) {
   ArgCursor cur(ctx.argv, 2);
   if (!parse_scan(cur, a)) return ctx.reply.error(cur.error());
 
-  std::vector<std::string_view> keys;  // the keys stay put: the scan changes nothing
-  uint64_t next = ctx.db().scan(*cursor, static_cast<std::size_t>(a.count),
-                                [&](std::string_view key, const engine::Entry& e) {
-                                  if (a.pattern && !a.pattern->matches(key)) return;
-                                  if (a.type && !iequals(*a.type, type_name(e.value))) return;
-                                  keys.push_back(key);
-                                });
+  // A key that passed the filters but has expired is expired now (deleted, propagated as DEL, the
+  // "expired" event; only hidden on a replica), as Redis's SCAN does after filtering: keys not
+  // matching are left alone. Deleting frees only those keys' nodes, so the views of the others
+  // stay valid.
+  std::vector<std::string_view> keys;
+  std::vector<std::string> expired;
+  uint64_t next = ctx.db().scan(
+      *cursor, static_cast<std::size_t>(a.count),
+      [&](std::string_view key, const engine::Entry& e) {
+        if (a.pattern && !a.pattern->matches(key)) return;
+        if (a.type && !iequals(*a.type, type_name(e.value))) return;
+        if (ctx.db().is_expired(e)) {
+          expired.emplace_back(key);
+        } else {
+          keys.push_back(key);
+        }
+      },
+      engine::Database::ScanExpired::kVisit);
+  for (const std::string& key : expired) ctx.db().find(key, /*touch=*/false);
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(next));
   ctx.reply.array(keys.size());
@@ -349,8 +361,10 @@ void register_keyspace_commands(CommandTable& t) {
   rows.add_single_key("type", 2, kReadonly | kFast, "keyspace read fast", type_command);
   rows.add("touch", -2, kReadonly | kFast, "keyspace read fast", {1, -1, 1}, touch_command);
   rows.add("keys", 2, kReadonly, "keyspace read slow dangerous", kNoKeys, keys_command);
-  rows.add("scan", -2, kReadonly, "keyspace read slow", kNoKeys, scan_command);
-  rows.add("randomkey", 1, kReadonly, "keyspace read slow", kNoKeys, randomkey_command);
+  rows.add("scan", -2, kReadonly | kTouchesArbitraryKeys, "keyspace read slow", kNoKeys,
+           scan_command);
+  rows.add("randomkey", 1, kReadonly | kTouchesArbitraryKeys, "keyspace read slow", kNoKeys,
+           randomkey_command);
   rows.add("dbsize", 1, kReadonly | kFast, "keyspace read fast", kNoKeys, dbsize_command);
   rows.add("flushdb", -1, kWrite, "keyspace write slow dangerous", kNoKeys, flushdb_command);
   rows.add("flushall", -1, kWrite, "keyspace write slow dangerous", kNoKeys, flushall_command);

@@ -79,12 +79,17 @@ void ssubscribe(Context& ctx) {
   if (ctx.session.executing) return ctx.reply.error(errors::kSsubscribeDenyBlocking);
   subscribe_to<PubSubKind::kShard>(ctx);
 }
+// Both go to the replicas too (never the AOF), so that a replica's subscribers hear what is
+// published on its master, as Redis does outside cluster mode; they propagate as the client
+// named them.
 void publish(Context& ctx) {
   ctx.reply.integer(static_cast<long long>(ctx.server.pubsub().publish(ctx.arg(1), ctx.arg(2))));
+  ctx.server.propagate_to_replicas(ctx.session.db, {ctx.arg(0), ctx.arg(1), ctx.arg(2)});
 }
 
 void spublish(Context& ctx) {
   ctx.reply.integer(static_cast<long long>(ctx.server.pubsub().spublish(ctx.arg(1), ctx.arg(2))));
+  ctx.server.propagate_to_replicas(ctx.session.db, {ctx.arg(0), ctx.arg(1), ctx.arg(2)});
 }
 
 // ---- PUBSUB ------------------------------------------------------------------------------------

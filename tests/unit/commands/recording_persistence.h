@@ -18,6 +18,7 @@ class RecordingPersistence : public cmd::Persistence {
 
   uint64_t append(const cmd::PropagationBatch& unit) override {
     for (std::size_t i = 0; i < unit.size(); ++i) {
+      if (unit.replicas_only(i)) continue;  // as the AOF writer (PUBLISH)
       // Decode the RESP array back into words.
       std::string_view r = unit.record(i);
       std::string line;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands/command_harness.h"
+#include "commands/recording_persistence.h"
 #include "repl/encode.h"
 
 namespace streamd::repl {
@@ -81,7 +82,8 @@ TEST_F(ReplicationMasterTest, TransactionsAreWrappedAndGeneratedIdsPropagated) {
   h_.Run({"SET", "a", "1"});
   h_.Run({"SET", "b", "2"});
   h_.Run({"EXEC"});
-  EXPECT_EQ(stream(), enc({"SELECT", "0"}) + enc({"MULTI"}) + enc({"SET", "a", "1"}) +
+  // Redis 7.2+'s order: MULTI carries no database, the SELECT goes inside.
+  EXPECT_EQ(stream(), enc({"MULTI"}) + enc({"SELECT", "0"}) + enc({"SET", "a", "1"}) +
                           enc({"SET", "b", "2"}) + enc({"EXEC"}));
   std::string before = stream();
   std::string id = Decode(h_.Run({"XADD", "s", "*", "f", "v"}));
@@ -154,6 +156,104 @@ TEST_F(ReplicationMasterTest, ABatchFeedsWhatItDeferredPast64KiB) {
   EXPECT_EQ(stream(), expected);
 }
 
+// SCAN and RANDOMKEY may expire keys they were not asked about: run directly, their DELs go out
+// one by one (Redis's CMD_TOUCHES_ARBITRARY_KEYS; expire.tcl "SCAN: Lazy-expire should not be
+// wrapped in MULTI/EXEC"); inside a transaction they are part of it.
+TEST_F(ReplicationMasterTest, LazyExpiriesOfScanAndRandomkeyAreNotWrapped) {
+  master_.create_backlog();
+  for (const char* verb : {"SCAN", "RANDOMKEY"}) {
+    SCOPED_TRACE(verb);
+    h_.Run({"SELECT", "9"});
+    h_.Run({"SET", "foo1", "bar", "PX", "1"});
+    h_.Run({"SET", "foo2", "bar", "PX", "1"});
+    h_.Advance(2);
+    std::string before = stream();
+    if (std::string(verb) == "SCAN") {
+      EXPECT_EQ(Decode(h_.Run({"SCAN", "0"})), "[\"0\", []]");
+    } else {
+      EXPECT_EQ(Decode(h_.Run({"RANDOMKEY"})), "(nil)");
+    }
+    std::string tail = stream().substr(before.size());
+    // The two DELs in either order, no MULTI.
+    EXPECT_TRUE(tail == enc({"DEL", "foo1"}) + enc({"DEL", "foo2"}) ||
+                tail == enc({"DEL", "foo2"}) + enc({"DEL", "foo1"}))
+        << tail;
+    EXPECT_EQ(Decode(h_.Run({"DBSIZE"})), "(integer) 0");
+  }
+  h_.Run({"SET", "foo1", "bar", "PX", "1"});
+  h_.Run({"SET", "foo2", "bar", "PX", "1"});
+  h_.Advance(2);
+  std::string before = stream();
+  h_.Run({"MULTI"});
+  h_.Run({"SCAN", "0"});
+  h_.Run({"EXEC"});
+  std::string tail = stream().substr(before.size());
+  EXPECT_EQ(tail.rfind(enc({"MULTI"}), 0), 0u) << tail;
+  EXPECT_EQ(tail.size(),
+            (enc({"MULTI"}) + enc({"DEL", "foo1"}) + enc({"DEL", "foo2"}) + enc({"EXEC"})).size());
+}
+
+// SCAN expires the keys it would have returned, and only those: a key its MATCH or TYPE filters
+// out stays stored until something else looks at it (Redis's scanGenericCommand filters first).
+TEST_F(ReplicationMasterTest, ScanExpiresOnlyTheKeysItWouldReturn) {
+  master_.create_backlog();
+  h_.Run({"SET", "a", "1", "PX", "1"});
+  h_.Run({"SET", "b", "1", "PX", "1"});
+  h_.Run({"XADD", "s", "1-1", "f", "v"});
+  h_.Run({"PEXPIRE", "s", "1"});
+  h_.Advance(2);
+  std::string before = stream();
+  EXPECT_EQ(Decode(h_.Run({"SCAN", "0", "MATCH", "a", "TYPE", "string"})), "[\"0\", []]");
+  EXPECT_EQ(stream().substr(before.size()), enc({"DEL", "a"}));
+  before = stream();
+  EXPECT_EQ(Decode(h_.Run({"SCAN", "0", "TYPE", "stream"})), "[\"0\", []]");
+  EXPECT_EQ(stream().substr(before.size()), enc({"DEL", "s"}));
+  EXPECT_EQ(Decode(h_.Run({"DBSIZE"})), "(integer) 1");  // b: expired, not yet deleted
+}
+
+// PUBLISH and SPUBLISH reach the replicas (as the client named them, in its database) and never
+// the AOF; with a write in one EXEC both get MULTI ... EXEC, the AOF without the publish.
+TEST_F(ReplicationMasterTest, PublishGoesToTheReplicasOnly) {
+  test::RecordingPersistence aof;
+  h_.server().set_persistence(&aof);
+  master_.create_backlog();
+  h_.Run({"SELECT", "2"});
+  EXPECT_EQ(Decode(h_.Run({"publish", "ch", "hello"})), "(integer) 0");
+  EXPECT_EQ(stream(), enc({"SELECT", "2"}) + enc({"publish", "ch", "hello"}));
+  EXPECT_TRUE(aof.records.empty());
+  std::string before = stream();
+  h_.Run({"MULTI"});
+  h_.Run({"SET", "k", "v"});
+  h_.Run({"SPUBLISH", "sh", "m"});
+  h_.Run({"EXEC"});
+  EXPECT_EQ(stream().substr(before.size()),
+            enc({"MULTI"}) + enc({"SET", "k", "v"}) + enc({"SPUBLISH", "sh", "m"}) + enc({"EXEC"}));
+  EXPECT_EQ(aof.records, std::vector<std::string>{"SET k v"});
+  h_.server().set_persistence(nullptr);
+}
+
+TEST_F(ReplicationMasterTest, TheAofEncodingLeavesOutReplicasOnlyRecords) {
+  cmd::PropagationBatch unit;
+  unit.add(4, {"SET", "k", "v"});
+  unit.add(4, {"PUBLISH", "c", "m"});
+  unit.mark_last_replicas_only();
+  EXPECT_TRUE(unit.has_aof_records());
+  std::string aof, repl;
+  int db_aof = -1, db_repl = -1;
+  cmd::encode_unit(unit, &db_aof, aof, cmd::PropagationTarget::kAof);
+  cmd::encode_unit(unit, &db_repl, repl);
+  EXPECT_EQ(aof, enc({"MULTI"}) + enc({"SELECT", "4"}) + enc({"SET", "k", "v"}) + enc({"EXEC"}));
+  EXPECT_EQ(repl, enc({"MULTI"}) + enc({"SELECT", "4"}) + enc({"SET", "k", "v"}) +
+                      enc({"PUBLISH", "c", "m"}) + enc({"EXEC"}));
+  unit.clear();
+  unit.add(1, {"PUBLISH", "c", "m"});
+  unit.mark_last_replicas_only();
+  EXPECT_FALSE(unit.has_aof_records());
+  unit.clear();
+  unit.add(1, {"SET", "k", "v"});
+  EXPECT_FALSE(unit.replicas_only(0));  // clear() forgot the mark
+}
+
 TEST_F(ReplicationMasterTest, TheStreamIsTheAofsBytes) {
   // The AOF writer and the stream share cmd::encode_unit, each with its own SELECT state: a unit
   // encoded for both gives the same bytes when both start unselected.
@@ -165,7 +265,7 @@ TEST_F(ReplicationMasterTest, TheStreamIsTheAofsBytes) {
   cmd::encode_unit(unit, &db_a, a);
   cmd::encode_unit(unit, &db_b, b);
   EXPECT_EQ(a, b);
-  EXPECT_EQ(a, enc({"SELECT", "2"}) + enc({"MULTI"}) + enc({"SET", "k", "v"}) +
+  EXPECT_EQ(a, enc({"MULTI"}) + enc({"SELECT", "2"}) + enc({"SET", "k", "v"}) +
                    enc({"SELECT", "5"}) + enc({"DEL", "k2"}) + enc({"EXEC"}));
   EXPECT_EQ(db_a, 5);
 }

@@ -46,6 +46,10 @@ enum CommandFlag : uint32_t {
   kOnlySentinel = 1u << 19,
   kNoAsyncLoading = 1u << 20,
   kAsking = 1u << 21,
+  // May lazily expire keys it did not name (SCAN, RANDOMKEY): run directly, what it propagates is
+  // not wrapped in MULTI/EXEC (Redis's CMD_TOUCHES_ARBITRARY_KEYS, hidden from COMMAND INFO as in
+  // Redis: command_docs.cc does not name it).
+  kTouchesArbitraryKeys = 1u << 22,
 };
 
 struct CommandSpec {

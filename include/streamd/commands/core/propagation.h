@@ -71,12 +71,24 @@ class PropagationBatch {
   // The unit's records (not the deferred ones).
   std::size_t size() const { return marks_.size(); }
   bool empty() const { return marks_.empty(); }
-  int db(std::size_t i) const { return marks_[i].first; }
+  int db(std::size_t i) const { return marks_[i].db; }
   // The i-th record, RESP-encoded.
   std::string_view record(std::size_t i) const {
-    std::size_t begin = i == 0 ? unit_from_ : marks_[i - 1].second;
-    return std::string_view(bytes_.data() + begin, marks_[i].second - begin);
+    std::size_t begin = i == 0 ? unit_from_ : marks_[i - 1].end;
+    return std::string_view(bytes_.data() + begin, marks_[i].end - begin);
   }
+
+  // Marks the last record added as one for the replicas only, never the AOF (PUBLISH: Redis's
+  // forceCommandPropagation(c, PROPAGATE_REPL), so that subscribers of a replica hear what is
+  // published on its master).
+  void mark_last_replicas_only() {
+    assert(!marks_.empty() && !marks_.back().replicas_only);
+    marks_.back().replicas_only = true;
+    ++replicas_only_;
+  }
+  bool replicas_only(std::size_t i) const { return marks_[i].replicas_only; }
+  // Whether the AOF gets anything of this unit.
+  bool has_aof_records() const { return marks_.size() > replicas_only_; }
   // The unit's records, back to back.
   std::string_view bytes() const {
     return std::string_view(bytes_.data() + unit_from_, used_ - unit_from_);
@@ -87,6 +99,8 @@ class PropagationBatch {
   void defer_unit() {
     unit_from_ = used_;
     marks_.clear();
+    replicas_only_ = 0;
+    separate_ = false;
   }
   // The deferred units' bytes, in order.
   std::string_view deferred() const { return std::string_view(bytes_.data(), unit_from_); }
@@ -95,16 +109,24 @@ class PropagationBatch {
     if (unit_from_ == 0) return;
     std::size_t unit_bytes = used_ - unit_from_;
     std::memmove(bytes_.data(), bytes_.data() + unit_from_, unit_bytes);
-    for (auto& mark : marks_) mark.second -= unit_from_;
+    for (auto& mark : marks_) mark.end -= unit_from_;
     used_ = unit_bytes;
     unit_from_ = 0;
   }
+
+  // A unit of more than one record is applied atomically (MULTI ... EXEC) unless it is marked
+  // separate: the lazy expiries of a command that touches arbitrary keys (kTouchesArbitraryKeys),
+  // which Redis propagates as they are. Reset by clear().
+  void set_separate() { separate_ = true; }
+  bool atomic() const { return !separate_; }
 
   // Forgets the unit's records and the deferred bytes.
   void clear() {
     used_ = 0;
     unit_from_ = 0;
     marks_.clear();
+    replicas_only_ = 0;
+    separate_ = false;
     // The room is zero-filled when it grows and sized by bounds (up to about 3x the bytes of an
     // argument list of tiny arguments), so a unit of megabytes (a large MULTI, a command with
     // thousands of arguments) would keep several times its size resident: it is let go.
@@ -132,7 +154,7 @@ class PropagationBatch {
   void end_record(int db, const char* end) {
     assert(end > bytes_.data() + used_ && end <= bytes_.data() + bytes_.size());
     used_ = static_cast<std::size_t>(end - bytes_.data());
-    marks_.emplace_back(db, used_);
+    marks_.push_back(Mark{db, used_, false});
   }
 
   // [0, unit_from_): the deferred units; [unit_from_, used_): the unit's records; the rest is
@@ -140,31 +162,43 @@ class PropagationBatch {
   std::string bytes_;
   std::size_t unit_from_ = 0;
   std::size_t used_ = 0;
-  std::vector<std::pair<int, std::size_t>> marks_;  // the unit's records: (db, end offset)
+  struct Mark {
+    int db;
+    std::size_t end;  // offset just past the record
+    bool replicas_only;
+  };
+  std::vector<Mark> marks_;        // the unit's records
+  std::size_t replicas_only_ = 0;  // how many of them are marked replicas-only
+  bool separate_ = false;
 };
 
 // Appends `unit` in its wire form to `out`: SELECT n before a record whose database differs from
 // `*selected_db` (updated; -1 means none selected yet, so the first record always selects), and
-// for a unit of more than one record MULTI ... EXEC around it, the first SELECT before MULTI, as
-// Redis writes its AOF and its replication stream.
-inline void encode_unit(const PropagationBatch& unit, int* selected_db, std::string& out) {
-  auto select = [&](int db) {
-    if (db == *selected_db || db < 0) return;
-    std::string n = std::to_string(db);
-    resp::append_command(out, {"SELECT", n});
-    *selected_db = db;
-  };
-  select(unit.db(0));
-  if (unit.size() == 1) {
-    out.append(unit.record(0));
-    return;
-  }
-  out.append("*1\r\n$5\r\nMULTI\r\n");
-  for (std::size_t i = 0; i < unit.size(); ++i) {
-    select(unit.db(i));
+// for an atomic unit of more than one record MULTI ... EXEC around it, with every SELECT inside:
+// Redis 7.2+ propagates MULTI with no database (server.c propagatePendingCommands), so its AOF
+// and replication stream read `MULTI, SELECT n, ...`; 7.0 wrote the first SELECT ahead of MULTI.
+// Both load anywhere (a SELECT queued in MULTI runs in EXEC and stays in effect after it).
+//
+// For the AOF (kAof) the replicas-only records are left out, but the unit is wrapped as it is for
+// the replicas, as Redis decides MULTI by every record of the unit (a SET and a PUBLISH in one
+// EXEC reach the AOF as MULTI, SET, EXEC). A unit with no record for the AOF is not given to it.
+enum class PropagationTarget { kAof, kReplicas };
+inline void encode_unit(const PropagationBatch& unit, int* selected_db, std::string& out,
+                        PropagationTarget target = PropagationTarget::kReplicas) {
+  auto put = [&](std::size_t i) {
+    if (target == PropagationTarget::kAof && unit.replicas_only(i)) return;
+    int db = unit.db(i);
+    if (db != *selected_db && db >= 0) {
+      std::string n = std::to_string(db);
+      resp::append_command(out, {"SELECT", n});
+      *selected_db = db;
+    }
     out.append(unit.record(i));
-  }
-  out.append("*1\r\n$4\r\nEXEC\r\n");
+  };
+  bool wrap = unit.size() > 1 && unit.atomic();
+  if (wrap) out.append("*1\r\n$5\r\nMULTI\r\n");
+  for (std::size_t i = 0; i < unit.size(); ++i) put(i);
+  if (wrap) out.append("*1\r\n$4\r\nEXEC\r\n");
 }
 
 class PropagationSink {

@@ -146,6 +146,12 @@ class Server final : public engine::KeyObserver {
   void propagate(int db, std::span<const Str> argv) {
     if (propagating()) propagation_.add(db, argv);
   }
+  // A record for the replicas only (PropagationBatch::mark_last_replicas_only).
+  void propagate_to_replicas(int db, std::initializer_list<std::string_view> argv) {
+    if (!to_replicas_) return;
+    propagation_.add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+    propagation_.mark_last_replicas_only();
+  }
   template <class Str, class Pair>
   void propagate(int db, std::span<const Str> head, std::span<const Pair> pairs) {
     if (propagating()) propagation_.add(db, head, pairs);
@@ -168,9 +174,11 @@ class Server final : public engine::KeyObserver {
   }
   // Dispatch brackets every command run with these; when the outermost one ends, the records
   // gathered form one unit for the AOF and the replication stream, and `s` (if any) gets the
-  // AOF's ticket and the replication offset after its unit (what WAIT waits for).
+  // AOF's ticket and the replication offset after its unit (what WAIT waits for). `atomic` false
+  // (a command that touches arbitrary keys, run directly) propagates the unit's records without
+  // MULTI/EXEC; it only counts for the outermost bracket.
   void begin_unit() { ++unit_depth_; }
-  void end_unit(Session* s);
+  void end_unit(Session* s, bool atomic = true);
 
   // One batch of the network layer (a connection's commands from one read, and the blocked
   // clients they woke). While one is open, a unit for the replicas that is one record in the
