@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -252,10 +253,13 @@ bool ReplicationMaster::start_full_sync(int64_t now_ms) {
         child_->sessions.end()) {
       r.state = ReplicaState::kWaitBgsaveEnd;
       r.stream_on_ack = diskless;
-      r.pending.clear();
+      // The snapshot holds the stream up to here (a backlog exists once a replica asked for a
+      // sync); what follows it waits in the backlog.
+      r.held_from = backlog_ ? backlog_->next_offset() : -1;
       r.session->held_output = 0;
     }
   }
+  readers_moved();
   reset_selected_db();
   server_.stats().latency.add_if_needed("fork", child.fork_us / 1000, now_ms / 1000,
                                         cfg.latency_monitor_threshold());
@@ -332,13 +336,22 @@ void ReplicationMaster::go_online(ReplicaLink& r, int64_t now_ms) {
 }
 
 void ReplicationMaster::start_stream(ReplicaLink& r) {
-  // What was buffered since the fork goes out behind the snapshot; the backlog's bytes from now
-  // on follow it.
-  std::string pending = std::move(r.pending);
-  r.pending.clear();
+  // The stream since the fork follows the snapshot (the connection writes its own output, the
+  // snapshot's end, before any shared bytes).
+  const int64_t from = r.held_from;
+  r.held_from = -1;
   r.session->held_output = 0;
-  if (!pending.empty() && r.session->out) r.session->out->append(pending);
-  if (backlog_) start_cursor(r, backlog_->next_offset());
+  if (!backlog_) return;
+  // readers_moved kept every byte from `from` on: not having them would leave a gap in this
+  // replica's dataset.
+  assert(from >= 0 && backlog_->retains(from));
+  if (from < 0 || !backlog_->retains(from)) {
+    spdlog::warn("The stream after the snapshot for replica {} is lost; closing its link",
+                 r.session->addr);
+    if (r.session->kill) r.session->kill();
+    return;
+  }
+  start_cursor(r, from);
 }
 
 }  // namespace streamd::repl

@@ -99,19 +99,21 @@ void ReplicationMaster::feed_raw(std::string_view bytes) {
   id_.offset += static_cast<int64_t>(bytes.size());
   for (ReplicaLink& r : replicas_) {
     // A streaming link whose wake-up is already posted will write these bytes with the rest:
-    // the common case under a pipelined load, where send_to's call to wake it did nothing.
+    // the common case under a pipelined load, where wake() would do nothing.
     if (r.cursor && r.session->wake_posted) continue;
-    send_to(r, bytes);
+    wake(r);
   }
 }
 
-void ReplicationMaster::send_to(ReplicaLink& r, std::string_view bytes) {
+void ReplicationMaster::wake(ReplicaLink& r) {
   if (r.state == ReplicaState::kWaitBgsaveStart) return;  // its snapshot will include this
   if (r.state != ReplicaState::kOnline || r.stream_on_ack) {
-    // Held behind the snapshot (or until the first ACK after an $EOF: one).
-    r.pending.append(bytes);
-    // Counted against the replica's output limit: the connection checks it when woken.
-    r.session->held_output = r.pending.size();
+    // Held behind the snapshot (or until the first ACK after an $EOF: one), in the backlog from
+    // r.held_from on. Counted against the replica's output limit: the connection checks it when
+    // woken.
+    if (r.held_from >= 0) {
+      r.session->held_output = static_cast<std::size_t>(backlog_->next_offset() - r.held_from);
+    }
     if (r.session->flush) r.session->flush();
     return;
   }
@@ -132,8 +134,9 @@ void ReplicationMaster::readers_moved() {
   if (!backlog_) return;
   int64_t oldest = -1;
   for (const ReplicaLink& r : replicas_) {
-    if (!r.cursor) continue;
-    int64_t pos = r.cursor->position();
+    // A streaming replica reads from its cursor; one behind its snapshot waits from held_from.
+    int64_t pos = r.cursor ? r.cursor->position() : r.held_from;
+    if (pos < 0) continue;
     if (oldest < 0 || pos < oldest) oldest = pos;
   }
   backlog_->keep_readers_from(oldest);
@@ -170,9 +173,8 @@ cmd::ReplicationInfo ReplicationMaster::info() const {
 }
 
 uint64_t ReplicationMaster::buffer_bytes() const {
-  uint64_t bytes = backlog_ ? backlog_->allocated() : 0;
-  for (const ReplicaLink& r : replicas_) bytes += r.pending.size();
-  return bytes;
+  // Replicas hold no bytes of their own: the stream they lag behind is in the backlog's blocks.
+  return backlog_ ? backlog_->footprint() : 0;
 }
 
 std::optional<cmd::ReplSaveInfo> ReplicationMaster::rdb_save_info() const {

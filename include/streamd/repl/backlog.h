@@ -88,6 +88,9 @@ class Backlog {
   // behind goes within 20 s.
   void release_spares(int64_t now_ms);
   std::size_t spare_blocks() const { return spare_.size(); }
+  // Everything the stream's memory holds, spare blocks included: the replication buffer as
+  // maxmemory and INFO see it (the spares are its cache, not data anyone may evict).
+  std::size_t footprint() const { return (blocks_.size() + spare_.size()) * block_size_; }
 
  private:
   struct Block {

@@ -80,15 +80,19 @@ struct ReplicaLink {
   bool relay_done = false;
   bool child_done = false;
   // Set when a diskless ($EOF:-framed) snapshot starts; cleared by the replica's first REPLCONF
-  // ACK. Online with it set, the stream still waits in `pending`: a replica finds the payload's
+  // ACK. Online with it set, the stream is still held (held_from): a replica finds the payload's
   // end by the mark being the last bytes it read (Redis's does exactly that), so nothing may
   // follow the mark until the replica says it has loaded (Redis: repl_start_cmd_stream_on_ack).
   bool stream_on_ack = false;
-  // The stream while the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk), and
-  // while stream_on_ack holds it.
-  std::string pending;
-  // Once it streams (online, past +CONTINUE or the snapshot and `pending`): its place in the
-  // backlog, which its connection writes from (Session::shared_out points at it).
+  // While the snapshot is produced or sent (states kWaitBgsaveEnd, kSendBulk), and while
+  // stream_on_ack holds it: the offset of the first byte of the stream that follows the
+  // snapshot, or -1. The backlog retains its bytes from here (readers_moved counts it as a
+  // reader), so holding the stream copies nothing: Redis's replicas in wait_bgsave_end likewise
+  // reference the shared replication buffer. A copy per replica cost maxmemory up to twice what
+  // the stream held (std::string's growth) while the backlog already had every byte of it.
+  int64_t held_from = -1;
+  // Once it streams (online, past +CONTINUE or the snapshot): its place in the backlog, which
+  // its connection writes from (Session::shared_out points at it).
   std::unique_ptr<StreamCursor> cursor;
 };
 
@@ -189,7 +193,9 @@ class ReplicationMaster final : public cmd::Replication {
   void set_tls_links(TlsLinks links) { tls_links_ = std::move(links); }
 
  private:
-  void send_to(ReplicaLink& r, std::string_view bytes);
+  // The stream grew (its bytes are in the backlog): wakes `r` to send them, or, while its
+  // stream is held behind a snapshot, updates what it holds against its output limit.
+  void wake(ReplicaLink& r);
   // `r` streams from `pos` on (a position the backlog holds).
   void start_cursor(ReplicaLink& r, int64_t pos);
   void ping_replicas(int64_t now_ms);

@@ -262,12 +262,20 @@ void memory_section(Context& ctx, Section& s) {
   auto [allocated, active] = allocator_bytes();
   uint64_t rss = rss_bytes();
   g_peak_memory = std::max(g_peak_memory, used);
+  // A replica link's output is the replication buffer (mem_clients_slaves below), not a
+  // client's: Redis's mem_clients_normal leaves replicas out.
   uint64_t clients = 0;
   for (const auto& [id, sess] : ctx.server.sessions()) {
-    clients += sess->query_buffer + sess->query_buffer_free + sess->output_buffer;
+    clients += sess->query_buffer + sess->query_buffer_free;
+    if (!sess->replica) clients += sess->output_buffer;
   }
+  const Replication* repl = ctx.server.replication_role();
+  const uint64_t repl_bytes = repl ? repl->buffer_bytes() : 0;
+  const Persistence* aof = ctx.server.persistence();
+  const uint64_t aof_buffer = aof ? aof->buffer_allocation() : 0;
   uint64_t startup = std::min(g_startup_memory, used);
-  uint64_t overhead = std::min(used, startup + clients);
+  // As Redis's used_memory_overhead: what the server holds beside the dataset.
+  uint64_t overhead = std::min(used, startup + clients + repl_bytes + aof_buffer);
   uint64_t dataset = used - overhead;
   uint64_t maxmemory = ctx.server.config().maxmemory();
   double peak_perc = g_peak_memory ? 100.0 * static_cast<double>(used) / g_peak_memory : 0;
@@ -319,8 +327,6 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_not_counted_for_evict", ctx.server.memory_limit().not_counted_memory());
   // As Redis 7 splits its shared replication buffer: up to repl-backlog-size is the backlog's,
   // what replicas hold beyond that counts as theirs.
-  const Replication* repl = ctx.server.replication_role();
-  uint64_t repl_bytes = repl ? repl->buffer_bytes() : 0;
   uint64_t backlog_size = ctx.server.config().ref<std::uint64_t>("repl-backlog-size");
   bool excess = repl && repl->replica_count() > 0 && repl_bytes > backlog_size;
   s.add("mem_replication_backlog", excess ? backlog_size : repl_bytes);
@@ -328,8 +334,7 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_clients_slaves", excess ? repl_bytes - backlog_size : 0);
   s.add("mem_clients_normal", clients);
   s.add("mem_cluster_links", 0);
-  const Persistence* aof = ctx.server.persistence();
-  s.add("mem_aof_buffer", aof ? aof->buffer_allocation() : 0);
+  s.add("mem_aof_buffer", aof_buffer);
   s.add("mem_allocator", "libc");
   // Redis's incremental rehashing; the keyspace's tables rehash at once, so nothing is held.
   s.add("mem_overhead_db_hashtable_rehashing", 0);
