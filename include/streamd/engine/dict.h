@@ -60,6 +60,11 @@ class Dict {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::size_t bucket_count() const { return buckets_.size(); }
+  // What the table itself costs beside the keys and values: the buckets and each node's link and
+  // key length (MEMORY STATS overhead.hashtable.main).
+  std::size_t table_bytes() const {
+    return buckets_.size() * sizeof(Node*) + size_ * (sizeof(Node*) + sizeof(std::size_t));
+  }
 
   static uint64_t hash(std::string_view k) {
     // FNV-1a folded with a multiply-xorshift finaliser: cheap and well mixed in the low bits,

@@ -157,6 +157,8 @@ class Database {
 
   std::size_t size() const { return dict_.size(); }
   std::size_t expires() const { return expires_; }
+  // The key table's own bytes (Dict::table_bytes).
+  std::size_t table_overhead() const { return dict_.table_bytes(); }
   long long avg_ttl_ms() const;
   void clear();
 

@@ -1,6 +1,10 @@
-// Introspection of single keys: OBJECT ENCODING / REFCOUNT / IDLETIME / FREQ / HELP and MEMORY
-// USAGE / HELP (plus the allocator no-ops PURGE and MALLOC-STATS). Encodings are the ones
-// redis-server 7.0 would report for the same command history (engine::StrEncoding).
+// Introspection of single keys: OBJECT ENCODING / REFCOUNT / IDLETIME / FREQ / HELP, and the
+// MEMORY command: USAGE and HELP here, PURGE (malloc_trim) and MALLOC-STATS (what Redis built
+// with libc answers); STATS and DOCTOR report the server's figures (server/memory_overhead.h).
+// Encodings are the ones redis-server 7.0 would report for the same command history
+// (engine::StrEncoding).
+#include <malloc.h>
+
 #include <limits>
 #include <string_view>
 
@@ -10,6 +14,7 @@
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/help.h"
 #include "streamd/commands/keyspace/keyspace_support.h"
+#include "streamd/commands/server/memory_overhead.h"
 
 namespace streamd::cmd {
 
@@ -100,6 +105,9 @@ void memory_usage(Context& ctx) {
 }
 
 void memory_purge(Context& ctx) {
+  // Redis purges jemalloc's dirty pages; with glibc's malloc the same is malloc_trim: free pages
+  // at the top of the heap and inside the arenas go back to the system.
+  malloc_trim(0);
   ctx.reply.ok();
 }
 
@@ -166,9 +174,11 @@ void register_object_commands(CommandTable& t) {
       .last_key = 0,
       .step = 0,
       .handler = nullptr,
-      .subcommands = {sub("server", "help", 2, kLoading | kStale, "slow", 0, memory_help),
+      .subcommands = {sub("server", "doctor", 2, 0, "slow", 0, memory_doctor),
+                      sub("server", "help", 2, kLoading | kStale, "slow", 0, memory_help),
                       sub("server", "malloc-stats", 2, 0, "slow", 0, memory_malloc_stats),
                       sub("server", "purge", 2, 0, "slow", 0, memory_purge),
+                      sub("server", "stats", 2, 0, "slow", 0, memory_stats),
                       sub("server", "usage", -3, kReadonly, "read slow", 2, memory_usage)},
       .group = "server"});
 }

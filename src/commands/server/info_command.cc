@@ -5,7 +5,6 @@
 // Fields Redis derives from its allocator come from glibc (mallinfo2) and /proc.
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "streamd/commands/core/redis_version.h"
 #include "streamd/commands/repl/commands.h"
 #include "streamd/commands/server/info.h"
+#include "streamd/commands/server/memory_overhead.h"
 #include "streamd/commands/server/persistence_commands.h"
 #include "streamd/config/config.h"
 #include "streamd/engine/used_memory.h"
@@ -69,50 +69,6 @@ std::string gcc_version() {
   return "0.0.0";
 #endif
 }
-
-// Both allocator figures from one mallinfo2() (it walks every arena).
-struct AllocatorBytes {
-  uint64_t used;    // in use: small blocks in use plus mmapped blocks
-  uint64_t active;  // held from the system: arenas plus mmapped blocks
-};
-AllocatorBytes allocator_bytes() {
-  struct mallinfo2 mi = mallinfo2();
-  return {mi.uordblks + mi.hblkhd, mi.arena + mi.hblkhd};
-}
-
-// The second field of /proc/self/statm (resident pages). The file stays open (it names this
-// process from the open on; the kernel renders it afresh on every read from offset 0): opening
-// it was most of what INFO spent in the kernel.
-uint64_t rss_bytes() {
-  static const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[256];
-  ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-  if (n <= 0) return 0;
-  buf[n] = '\0';
-  char* end = nullptr;
-  std::strtoull(buf, &end, 10);  // size
-  if (end == buf) return 0;
-  const char* field = end;
-  unsigned long long resident = std::strtoull(field, &end, 10);
-  if (end == field) return 0;
-  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-// Asked once, as Redis does at startup (sysconf(_SC_PHYS_PAGES) is a sysinfo() call).
-uint64_t total_system_memory() {
-  static const uint64_t bytes = [] {
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
-                                 : uint64_t{0};
-  }();
-  return bytes;
-}
-
-// Memory at startup, and the highest used_memory INFO has seen.
-uint64_t g_startup_memory = 0;
-uint64_t g_peak_memory = 0;
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -256,43 +212,23 @@ int64_t diff(uint64_t a, uint64_t b) {
 }
 
 void memory_section(Context& ctx, Section& s) {
-  // used_memory is what maxmemory compares against (engine/used_memory.h); the allocator's own
-  // figures (everything malloc'd, C libraries included) are the allocator_* fields.
-  const uint64_t used = engine::used_memory();
-  auto [allocated, active] = allocator_bytes();
-  uint64_t rss = rss_bytes();
-  g_peak_memory = std::max(g_peak_memory, used);
-  // A replica link's output is the replication buffer (mem_clients_slaves below), not a
-  // client's: Redis's mem_clients_normal leaves replicas out.
-  uint64_t clients = 0;
-  for (const auto& [id, sess] : ctx.server.sessions()) {
-    clients += sess->query_buffer + sess->query_buffer_free;
-    if (!sess->replica) clients += sess->output_buffer;
-  }
-  const Replication* repl = ctx.server.replication_role();
-  const uint64_t repl_bytes = repl ? repl->buffer_bytes() : 0;
-  const Persistence* aof = ctx.server.persistence();
-  const uint64_t aof_buffer = aof ? aof->buffer_allocation() : 0;
-  uint64_t startup = std::min(g_startup_memory, used);
-  // As Redis's used_memory_overhead: what the server holds beside the dataset.
-  uint64_t overhead = std::min(used, startup + clients + repl_bytes + aof_buffer);
-  uint64_t dataset = used - overhead;
-  uint64_t maxmemory = ctx.server.config().maxmemory();
-  double peak_perc = g_peak_memory ? 100.0 * static_cast<double>(used) / g_peak_memory : 0;
-  double dataset_perc =
-      used > startup ? 100.0 * static_cast<double>(dataset) / static_cast<double>(used - startup)
-                     : 0;
+  const MemoryOverhead m = memory_overhead(ctx.server);
+  const uint64_t used = m.used;
+  const uint64_t rss = m.rss;
+  const uint64_t allocated = m.allocator_allocated;
+  const uint64_t active = m.allocator_active;
+  const uint64_t maxmemory = ctx.server.config().maxmemory();
   s.add("used_memory", used);
   s.add("used_memory_human", human(used));
   s.add("used_memory_rss", rss);
   s.add("used_memory_rss_human", human(rss));
-  s.add("used_memory_peak", g_peak_memory);
-  s.add("used_memory_peak_human", human(g_peak_memory));
-  s.add("used_memory_peak_perc", fmt::format("{:.2f}%", peak_perc));
-  s.add("used_memory_overhead", overhead);
-  s.add("used_memory_startup", startup);
-  s.add("used_memory_dataset", dataset);
-  s.add("used_memory_dataset_perc", fmt::format("{:.2f}%", dataset_perc));
+  s.add("used_memory_peak", m.peak);
+  s.add("used_memory_peak_human", human(m.peak));
+  s.add("used_memory_peak_perc", fmt::format("{:.2f}%", m.peak_perc));
+  s.add("used_memory_overhead", m.overhead);
+  s.add("used_memory_startup", m.startup);
+  s.add("used_memory_dataset", m.dataset);
+  s.add("used_memory_dataset_perc", fmt::format("{:.2f}%", m.dataset_perc));
   s.add("allocator_allocated", allocated);
   s.add("allocator_active", active);
   s.add("allocator_resident", rss);
@@ -327,14 +263,12 @@ void memory_section(Context& ctx, Section& s) {
   s.add("mem_not_counted_for_evict", ctx.server.memory_limit().not_counted_memory());
   // As Redis 7 splits its shared replication buffer: up to repl-backlog-size is the backlog's,
   // what replicas hold beyond that counts as theirs.
-  uint64_t backlog_size = ctx.server.config().ref<std::uint64_t>("repl-backlog-size");
-  bool excess = repl && repl->replica_count() > 0 && repl_bytes > backlog_size;
-  s.add("mem_replication_backlog", excess ? backlog_size : repl_bytes);
-  s.add("mem_total_replication_buffers", repl_bytes);
-  s.add("mem_clients_slaves", excess ? repl_bytes - backlog_size : 0);
-  s.add("mem_clients_normal", clients);
+  s.add("mem_replication_backlog", m.repl_backlog);
+  s.add("mem_total_replication_buffers", m.repl_buffers);
+  s.add("mem_clients_slaves", m.clients_replicas);
+  s.add("mem_clients_normal", m.clients_normal);
   s.add("mem_cluster_links", 0);
-  s.add("mem_aof_buffer", aof_buffer);
+  s.add("mem_aof_buffer", m.aof_buffer);
   s.add("mem_allocator", "libc");
   // Redis's incremental rehashing; the keyspace's tables rehash at once, so nothing is held.
   s.add("mem_overhead_db_hashtable_rehashing", 0);
@@ -592,14 +526,6 @@ constexpr SectionDef kSections[] = {
 };
 
 }  // namespace
-
-uint64_t used_memory_bytes() {
-  return engine::used_memory();
-}
-
-void record_startup_memory() {
-  if (g_startup_memory == 0) g_startup_memory = engine::used_memory();
-}
 
 std::string info_text(Context& ctx, std::span<const std::string_view> sections) {
   bool wanted[std::size(kSections)] = {};
