@@ -75,6 +75,7 @@ void ReplicationMaster::free_backlog() {
   for (ReplicaLink& r : replicas_) {
     r.session->shared_out = nullptr;
     r.cursor.reset();
+    r.held_from = -1;  // an offset of the freed backlog's
   }
   backlog_.reset();
   server_.refresh_propagating();
