@@ -55,9 +55,6 @@ void config_help(Context& ctx) {
              });
 }
 
-constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
-constexpr std::string_view kAdminAcl = "admin slow dangerous";
-
 }  // namespace
 
 bool permitted(Context& ctx, config::LocalPermission p) {

@@ -154,9 +154,6 @@ void latency_help(Context& ctx) {
              });
 }
 
-constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
-constexpr std::string_view kAdminAcl = "admin slow dangerous";
-
 }  // namespace
 
 void register_latency_commands(CommandTable& t) {

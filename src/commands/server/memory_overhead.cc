@@ -47,7 +47,7 @@ uint64_t rss_bytes() {
 
 // Redis computes its ratios in single precision; replies show the float's exact value
 // (99.645263671875, not 99.64526...).
-double ratio(uint64_t a, uint64_t b) {
+double single_precision_ratio(uint64_t a, uint64_t b) {
   return b ? static_cast<double>(static_cast<float>(a) / static_cast<float>(b)) : 0.0;
 }
 
@@ -175,14 +175,15 @@ void memory_stats(Context& ctx) {
   num("allocator.active", m.allocator_active);
   num("allocator.resident", m.rss);
   num("allocator.muzzy", 0);
-  real("allocator-fragmentation.ratio", ratio(m.allocator_active, m.allocator_allocated));
+  real("allocator-fragmentation.ratio",
+       single_precision_ratio(m.allocator_active, m.allocator_allocated));
   signed_num("allocator-fragmentation.bytes", minus(m.allocator_active, m.allocator_allocated));
-  real("allocator-rss.ratio", ratio(m.rss, m.allocator_active));
+  real("allocator-rss.ratio", single_precision_ratio(m.rss, m.allocator_active));
   signed_num("allocator-rss.bytes", minus(m.rss, m.allocator_active));
-  real("rss-overhead.ratio", ratio(m.rss, m.rss));
+  real("rss-overhead.ratio", single_precision_ratio(m.rss, m.rss));
   signed_num("rss-overhead.bytes", 0);
   // The total RSS overhead, fragmentation included (Redis keeps the name for compatibility).
-  real("fragmentation", ratio(m.rss, m.used));
+  real("fragmentation", single_precision_ratio(m.rss, m.used));
   signed_num("fragmentation.bytes", minus(m.rss, m.used));
 }
 

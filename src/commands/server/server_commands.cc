@@ -345,9 +345,6 @@ void shutdown(Context& ctx) {
   ctx.block({{kShutdownWaitDb, std::string(kShutdownWaitKey)}}, 0, std::move(rerun));
 }
 
-constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
-constexpr std::string_view kAdminAcl = "admin slow dangerous";
-
 }  // namespace
 
 void register_server_commands(CommandTable& t) {

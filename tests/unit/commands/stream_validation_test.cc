@@ -15,7 +15,7 @@ namespace {
 using test::CommandHarness;
 
 constexpr const char* kNotInteger = "-ERR value is not an integer or out of range\r\n";
-constexpr const char* kWrongType =
+constexpr const char* kWrongTypeError =
     "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
 class StreamValidationTest : public ::testing::Test {
@@ -49,7 +49,7 @@ TEST_F(StreamValidationTest, XtrimChecksOptionsBeforeTheKey) {
   EXPECT_EQ(Both({"XTRIM", "str", "FOO", "BAR"}), "-ERR syntax error\r\n");
   // Valid options: a missing key trims nothing, another type is a type error.
   EXPECT_EQ(Both({"XTRIM", "nokey", "MINID", "~", "5", "LIMIT", "10"}), ":0\r\n");
-  EXPECT_EQ(Both({"XTRIM", "str", "MAXLEN", "1"}), kWrongType);
+  EXPECT_EQ(Both({"XTRIM", "str", "MAXLEN", "1"}), kWrongTypeError);
 }
 
 // Item 2: XACK answers 0 for a missing key or group before it parses any ID.
@@ -62,7 +62,7 @@ TEST_F(StreamValidationTest, XackMissingKeyOrGroupBeforeIds) {
   EXPECT_EQ(Both({"XACK", "s", "g", "1-1", "bad"}),
             "-ERR Invalid stream ID specified as stream command argument\r\n");
   h.Run({"SET", "str", "x"});
-  EXPECT_EQ(Both({"XACK", "str", "g", "bad"}), kWrongType);
+  EXPECT_EQ(Both({"XACK", "str", "g", "bad"}), kWrongTypeError);
 }
 
 // Item 3: XINFO STREAM looks the key up first, then rejects bad options with the
@@ -71,7 +71,7 @@ TEST_F(StreamValidationTest, XinfoStreamKeyFirstThenSubcommandSyntaxError) {
   EXPECT_EQ(Both({"XINFO", "STREAM", "s", "FOO"}), "-ERR no such key\r\n");
   EXPECT_EQ(Both({"XINFO", "STREAM", "s", "FULL", "COUNT"}), "-ERR no such key\r\n");
   h.Run({"SET", "str", "x"});
-  EXPECT_EQ(Both({"XINFO", "STREAM", "str", "FULL", "COUNT"}), kWrongType);
+  EXPECT_EQ(Both({"XINFO", "STREAM", "str", "FULL", "COUNT"}), kWrongTypeError);
   h.Run({"XADD", "s", "1-1", "a", "1"});
   const std::string upper =
       "-ERR unknown subcommand or wrong number of arguments for 'STREAM'. Try XINFO HELP.\r\n";

@@ -11,7 +11,7 @@ namespace {
 
 using resp::Protocol;
 
-const std::string kOk = "+OK\r\n";
+const std::string kOkReply = "+OK\r\n";
 const std::string kQueued = "+QUEUED\r\n";
 const std::string kPong1 = "*1\r\n+PONG\r\n";
 
@@ -25,7 +25,7 @@ class TransactionsTest : public ::testing::Test {
   }
   // MULTI, one queued command that does not touch keys, EXEC: returns EXEC's reply.
   std::string TryExec(Protocol proto = Protocol::kResp3) {
-    EXPECT_EQ(h.Run({"MULTI"}, proto), kOk);
+    EXPECT_EQ(h.Run({"MULTI"}, proto), kOkReply);
     EXPECT_EQ(h.Run({"DBSIZE"}, proto), kQueued);
     return h.Run({"EXEC"}, proto);
   }
@@ -34,7 +34,7 @@ class TransactionsTest : public ::testing::Test {
 };
 
 TEST_F(TransactionsTest, QueuedCommandsRunInOrder) {
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"SET", "a", "1"}), kQueued);
   EXPECT_EQ(Run({"INCR", "a"}), kQueued);
   EXPECT_EQ(Run({"GET", "nosuch"}), kQueued);
@@ -43,22 +43,22 @@ TEST_F(TransactionsTest, QueuedCommandsRunInOrder) {
   EXPECT_EQ(Run({"GET", "a"}, 2), "_\r\n");
   EXPECT_EQ(Run({"EXEC"}), "*4\r\n+OK\r\n:2\r\n_\r\n*2\r\n$1\r\n2\r\n_\r\n");
   EXPECT_EQ(Run({"GET", "a"}, 2), "$1\r\n2\r\n");
-  EXPECT_EQ(Run2({"MULTI"}), kOk);
+  EXPECT_EQ(Run2({"MULTI"}), kOkReply);
   EXPECT_EQ(Run2({"GET", "nosuch"}), kQueued);
   EXPECT_EQ(Run2({"EXEC"}), "*1\r\n$-1\r\n");
 }
 
 TEST_F(TransactionsTest, EmptyDiscardAndMisuse) {
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"EXEC"}), "*0\r\n");
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"SET", "d", "1"}), kQueued);
-  EXPECT_EQ(Run({"DISCARD"}), kOk);
+  EXPECT_EQ(Run({"DISCARD"}), kOkReply);
   EXPECT_EQ(Run({"EXISTS", "d"}), ":0\r\n");
   EXPECT_EQ(Run({"DISCARD"}), "-ERR DISCARD without MULTI\r\n");
   EXPECT_EQ(Run({"EXEC"}), "-ERR EXEC without MULTI\r\n");
   // A nested MULTI is an error that does not abort the transaction.
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"MULTI"}), "-ERR MULTI calls can not be nested\r\n");
   EXPECT_EQ(Run({"WATCH", "x"}), "-ERR WATCH inside MULTI is not allowed\r\n");
   EXPECT_EQ(Run({"SET", "n", "2"}), kQueued);
@@ -67,7 +67,7 @@ TEST_F(TransactionsTest, EmptyDiscardAndMisuse) {
 }
 
 TEST_F(TransactionsTest, QueueTimeErrorsAbort) {
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"SET", "q", "1"}), kQueued);
   EXPECT_EQ(Run({"GET"}), "-ERR wrong number of arguments for 'get' command\r\n");
   EXPECT_EQ(Run({"NOSUCHCMD", "x"}),
@@ -83,21 +83,21 @@ TEST_F(TransactionsTest, QueueTimeErrorsAbort) {
 TEST_F(TransactionsTest, NoMultiCommandsAreRefusedWhenQueued) {
   const std::string refused = "-ERR Command not allowed inside a transaction\r\n";
   for (const char* cmd : {"SAVE", "SHUTDOWN", "SYNC"}) {
-    EXPECT_EQ(Run({"MULTI"}), kOk);
+    EXPECT_EQ(Run({"MULTI"}), kOkReply);
     EXPECT_EQ(Run({"SET", "q", "1"}), kQueued);
     EXPECT_EQ(Run({cmd}), refused) << cmd;
     EXPECT_EQ(Run({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.\r\n");
     EXPECT_EQ(Run({"EXISTS", "q"}), ":0\r\n");
   }
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"PSYNC", "?", "-1"}), refused);
   EXPECT_EQ(Run({"BGSAVE"}), kQueued);
-  EXPECT_EQ(Run({"DISCARD"}), kOk);
+  EXPECT_EQ(Run({"DISCARD"}), kOkReply);
 }
 
 TEST_F(TransactionsTest, RunTimeErrorsDoNotAbort) {
   Run({"SET", "str", "notanumber"});
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"INCR", "str"}), kQueued);
   EXPECT_EQ(Run({"SET", "ok", "1"}), kQueued);
   EXPECT_EQ(Run({"INCRBY", "ok", "abc"}), kQueued);
@@ -112,9 +112,9 @@ TEST_F(TransactionsTest, RunTimeErrorsDoNotAbort) {
 
 TEST_F(TransactionsTest, WatchBrokenByAnotherClient) {
   Run({"SET", "k", "1"});
-  EXPECT_EQ(Run({"WATCH", "k"}), kOk);
+  EXPECT_EQ(Run({"WATCH", "k"}), kOkReply);
   Run({"SET", "k", "2"}, 2);
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"SET", "k", "3"}), kQueued);
   EXPECT_EQ(Run({"EXEC"}), "_\r\n");
   EXPECT_EQ(Run({"GET", "k"}), "$1\r\n2\r\n");
@@ -134,7 +134,7 @@ TEST_F(TransactionsTest, UntouchedWatchRunsAndExecUnwatches) {
   // UNWATCH and DISCARD also clear them.
   Run({"WATCH", "k"});
   Run({"SET", "k", "20"}, 2);
-  EXPECT_EQ(Run({"UNWATCH"}), kOk);
+  EXPECT_EQ(Run({"UNWATCH"}), kOkReply);
   EXPECT_EQ(TryExec(), "*1\r\n:1\r\n");
   Run({"WATCH", "k"});
   Run({"MULTI"});
@@ -252,7 +252,7 @@ TEST_F(TransactionsTest, ExecClearsStateAfterAbort) {
 }
 
 TEST_F(TransactionsTest, BlockingCommandInsideExecDoesNotBlock) {
-  EXPECT_EQ(Run({"MULTI"}), kOk);
+  EXPECT_EQ(Run({"MULTI"}), kOkReply);
   EXPECT_EQ(Run({"XREAD", "BLOCK", "0", "STREAMS", "nosuch", "$"}), kQueued);
   EXPECT_EQ(Run({"SET", "after", "1"}), kQueued);
   // XREAD answers at once (null) instead of parking the client inside the transaction.
@@ -277,8 +277,8 @@ TEST_F(TransactionsTest, EveryEndOfATransactionDropsQueueFlagsAndWatches) {
   for (const Ending& e : endings) {
     SCOPED_TRACE(e.name);
     ++client;
-    EXPECT_EQ(Run({"WATCH", "k", "j"}, client), kOk);
-    EXPECT_EQ(Run({"MULTI"}, client), kOk);
+    EXPECT_EQ(Run({"WATCH", "k", "j"}, client), kOkReply);
+    EXPECT_EQ(Run({"MULTI"}, client), kOkReply);
     EXPECT_EQ(Run({"NOSUCHCOMMAND"}, client).substr(0, 5), "-ERR ");  // sets multi_error
     EXPECT_EQ(Run({"SET", "k", "1"}, client), kQueued);
     ASSERT_EQ(h.server().watched_keys(), 2u);

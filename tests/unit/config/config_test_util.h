@@ -6,10 +6,22 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamd/config/config.h"
 
 namespace streamd::config::test {
+
+// CONFIG SET with these arguments: the error text, or "OK" when every pair was applied.
+inline std::string set(Config& cfg, std::initializer_list<std::string_view> args,
+                       bool allow_protected = false) {
+  std::vector<std::string_view> v(args);
+  return cfg.set(v, allow_protected).value_or("OK");
+}
 
 class ScratchDir {
  public:

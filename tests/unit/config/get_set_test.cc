@@ -2,6 +2,7 @@
 // listeners. Error texts and GET shapes were observed with redis-server 7.0.15.
 #include <gtest/gtest.h>
 
+#include "config/config_test_util.h"
 #include "streamd/config/config.h"
 
 namespace streamd::config {
@@ -14,10 +15,7 @@ Pairs get(const Config& cfg, std::initializer_list<std::string_view> patterns) {
   return cfg.get_matching(v);
 }
 
-std::string set(Config& cfg, std::initializer_list<std::string_view> args) {
-  std::vector<std::string_view> v(args);
-  return cfg.set(v).value_or("OK");
-}
+using test::set;
 
 // A small table with aliases, as a future directive with a legacy name would have.
 constexpr std::string_view kColourAliases[] = {"color", "old-colour"};

@@ -12,12 +12,7 @@ namespace streamd::config {
 namespace {
 
 using test::ScratchDir;
-
-std::string set(Config& cfg, std::initializer_list<std::string_view> args,
-                bool allow_protected = false) {
-  std::vector<std::string_view> v(args);
-  return cfg.set(v, allow_protected).value_or("OK");
-}
+using test::set;
 
 std::string load_error(Config& cfg, const std::string& file) {
   const std::string_view args[] = {file};

@@ -11,8 +11,6 @@
 namespace streamd::engine {
 namespace {
 
-constexpr uint64_t kMax = UINT64_MAX;
-
 TEST(StreamId, CompareAndFormat) {
   EXPECT_LT((StreamId{1, 5}), (StreamId{2, 0}));
   EXPECT_LT((StreamId{1, 5}), (StreamId{1, 6}));
@@ -30,7 +28,7 @@ TEST(StreamId, CompareAndFormat) {
 // come out as std::to_string gives them.
 TEST(StreamId, FormatAgreesWithToStringInAnyOrder) {
   std::mt19937_64 rng(7);
-  const uint64_t edges[] = {0, 1, 9, 10, 99, 100, 1700000000000, kMax - 1, kMax};
+  const uint64_t edges[] = {0, 1, 9, 10, 99, 100, 1700000000000, UINT64_MAX - 1, UINT64_MAX};
   std::vector<StreamId> ids;
   for (uint64_t ms : edges) {
     for (uint64_t seq : edges) ids.push_back({ms, seq});
@@ -66,10 +64,10 @@ TEST(StreamId, EncodingIsBigEndianAndKeepsOrder) {
 
 TEST(StreamId, NextAndPrevDetectOverflow) {
   EXPECT_EQ(*(StreamId{1, 2}.next()), (StreamId{1, 3}));
-  EXPECT_EQ(*(StreamId{1, kMax}.next()), (StreamId{2, 0}));
+  EXPECT_EQ(*(StreamId{1, UINT64_MAX}.next()), (StreamId{2, 0}));
   EXPECT_FALSE(StreamId::max().next());
   EXPECT_EQ(*(StreamId{1, 2}.prev()), (StreamId{1, 1}));
-  EXPECT_EQ(*(StreamId{2, 0}.prev()), (StreamId{1, kMax}));
+  EXPECT_EQ(*(StreamId{2, 0}.prev()), (StreamId{1, UINT64_MAX}));
   EXPECT_FALSE(StreamId::min().prev());
 }
 
@@ -84,7 +82,7 @@ TEST(StreamId, ParseRangeStartLikeRedis) {
   const std::string sp126(126, ' ');
   const StartCase cases[] = {
       {"-", true, {0, 0}},
-      {"+", true, {kMax, kMax}},
+      {"+", true, {UINT64_MAX, UINT64_MAX}},
       {"5", true, {5, 0}},
       {"5-3", true, {5, 3}},
       {"1-", false, {}},
@@ -95,9 +93,9 @@ TEST(StreamId, ParseRangeStartLikeRedis) {
       {"\t1", true, {1, 0}},
       {"\n1", true, {1, 0}},
       {"1 ", false, {}},
-      {"18446744073709551615", true, {kMax, 0}},
+      {"18446744073709551615", true, {UINT64_MAX, 0}},
       {"18446744073709551616", false, {}},
-      {"1-18446744073709551615", true, {1, kMax}},
+      {"1-18446744073709551615", true, {1, UINT64_MAX}},
       {"1-18446744073709551616", false, {}},
       {"+1", true, {1, 0}},
       {"+0", true, {0, 0}},
@@ -111,8 +109,8 @@ TEST(StreamId, ParseRangeStartLikeRedis) {
       {"1-+1", true, {1, 1}},
       {"1--1", false, {}},     // a canonical negative number is refused...
       {"1--0", true, {1, 0}},  // ...but strtoull takes "-0"
-      {"1--01", true, {1, kMax}},
-      {"1- -1", true, {1, kMax}},
+      {"1--01", true, {1, UINT64_MAX}},
+      {"1- -1", true, {1, UINT64_MAX}},
       {"1--9223372036854775809", true, {1, 9223372036854775807ull}},
       {"1-\t1", true, {1, 1}},
       {"1 -1", false, {}},
@@ -135,7 +133,7 @@ TEST(StreamId, ParseRangeStartLikeRedis) {
       {"(5", true, {5, 1}},
       {"(0", true, {0, 1}},
       {"( 1", true, {1, 1}},
-      {"(18446744073709551615", true, {kMax, 1}},
+      {"(18446744073709551615", true, {UINT64_MAX, 1}},
       {"(+", false, {}},
       {"(-", false, {}},
       {"((1", false, {}},
@@ -154,12 +152,12 @@ TEST(StreamId, ParseRangeStartLikeRedis) {
 }
 
 TEST(StreamId, ParseRangeEnd) {
-  EXPECT_EQ(*parse_range_end("5"), (StreamId{5, kMax}));
+  EXPECT_EQ(*parse_range_end("5"), (StreamId{5, UINT64_MAX}));
   EXPECT_EQ(*parse_range_end("+"), StreamId::max());
   EXPECT_EQ(*parse_range_end("-"), StreamId::min());
   EXPECT_EQ(*parse_range_end("(5-3"), (StreamId{5, 2}));
-  EXPECT_EQ(*parse_range_end("(5"), (StreamId{5, kMax - 1}));
-  EXPECT_EQ(*parse_range_end("(1-0"), (StreamId{0, kMax}));
+  EXPECT_EQ(*parse_range_end("(5"), (StreamId{5, UINT64_MAX - 1}));
+  EXPECT_EQ(*parse_range_end("(1-0"), (StreamId{0, UINT64_MAX}));
   EXPECT_EQ(parse_range_end("(0-0").err(), Err::kInvalidEndId);
   EXPECT_EQ(parse_range_end("(-").err(), Err::kInvalidStreamId);
   EXPECT_EQ(parse_range_start("(18446744073709551615-18446744073709551615").err(),
@@ -176,7 +174,7 @@ TEST(StreamId, StrictAndGenericParse) {
   EXPECT_EQ(parse_strict_id("(1").err(), Err::kInvalidStreamId);
   EXPECT_EQ(parse_strict_id("1-*").err(), Err::kInvalidStreamId);
   EXPECT_EQ(*parse_strict_id("7"), (StreamId{7, 0}));
-  EXPECT_EQ(*parse_strict_id("7", kMax), (StreamId{7, kMax}));
+  EXPECT_EQ(*parse_strict_id("7", UINT64_MAX), (StreamId{7, UINT64_MAX}));
 
   IdParseOptions opts;
   opts.allow_exclusive = true;
@@ -214,8 +212,8 @@ TEST(StreamId, NextStreamIdLikeRedis) {
   EXPECT_EQ(*next_stream_id(K::automatic(), {0, 0}, 100), (StreamId{100, 0}));
   EXPECT_EQ(*next_stream_id(K::automatic(), {100, 5}, 100), (StreamId{100, 6}));
   EXPECT_EQ(*next_stream_id(K::automatic(), {100, 5}, 50), (StreamId{100, 6}));
-  EXPECT_EQ(*next_stream_id(K::automatic(), {7, kMax}, 5), (StreamId{8, 0}));
-  EXPECT_EQ(*next_stream_id(K::automatic(), {kMax, 5}, 1), (StreamId{kMax, 6}));
+  EXPECT_EQ(*next_stream_id(K::automatic(), {7, UINT64_MAX}, 5), (StreamId{8, 0}));
+  EXPECT_EQ(*next_stream_id(K::automatic(), {UINT64_MAX, 5}, 1), (StreamId{UINT64_MAX, 6}));
   EXPECT_EQ(*next_stream_id(K::automatic(), {0, 0}, 0), (StreamId{0, 1}));
   EXPECT_EQ(next_stream_id(K::automatic(), StreamId::max(), 1).err(), Err::kIdExhausted);
   // ms-*.
@@ -224,9 +222,10 @@ TEST(StreamId, NextStreamIdLikeRedis) {
   EXPECT_EQ(*next_stream_id(K::seq_auto(0), {0, 0}, 0), (StreamId{0, 1}));
   EXPECT_EQ(next_stream_id(K::seq_auto(5), {6, 0}, 0).err(), Err::kIdTooSmall);
   // Redis 7.2+ (7.0.15 answered "Elements are too large to be stored").
-  EXPECT_EQ(next_stream_id(K::seq_auto(7), {7, kMax}, 0).err(), Err::kIdTooSmall);
-  EXPECT_EQ(*next_stream_id(K::seq_auto(kMax), {kMax, kMax - 1}, 0), StreamId::max());
-  EXPECT_EQ(next_stream_id(K::seq_auto(kMax), StreamId::max(), 0).err(), Err::kIdExhausted);
+  EXPECT_EQ(next_stream_id(K::seq_auto(7), {7, UINT64_MAX}, 0).err(), Err::kIdTooSmall);
+  EXPECT_EQ(*next_stream_id(K::seq_auto(UINT64_MAX), {UINT64_MAX, UINT64_MAX - 1}, 0),
+            StreamId::max());
+  EXPECT_EQ(next_stream_id(K::seq_auto(UINT64_MAX), StreamId::max(), 0).err(), Err::kIdExhausted);
   // Explicit: 0-0 is checked first, then exhaustion, then order.
   EXPECT_EQ(next_stream_id(K::explicit_id({0, 0}), {0, 0}, 0).err(), Err::kIdZero);
   EXPECT_EQ(next_stream_id(K::explicit_id({0, 0}), StreamId::max(), 0).err(), Err::kIdZero);

@@ -10,8 +10,6 @@
 namespace streamd::engine {
 namespace {
 
-constexpr uint64_t kMax = UINT64_MAX;
-
 // An entry owning its strings, to compare with what the node decodes.
 struct Owned {
   StreamId id;
@@ -197,10 +195,10 @@ TEST(StreamNode, EmptyFieldList) {
 
 TEST(StreamNode, ExtremeIds) {
   const FieldValue fv[] = {{"f", "v"}};
-  StreamNode node({0, kMax}, fv);
-  node.append({1, 0}, fv);     // seq below the master's
-  node.append({kMax, 0}, fv);  // the largest ms delta
-  node.append({kMax, kMax - 1}, fv);
+  StreamNode node({0, UINT64_MAX}, fv);
+  node.append({1, 0}, fv);           // seq below the master's
+  node.append({UINT64_MAX, 0}, fv);  // the largest ms delta
+  node.append({UINT64_MAX, UINT64_MAX - 1}, fv);
   node.append(StreamId::max(), fv);
   std::vector<StreamId> ids;
   for (uint32_t off = node.first_offset(); off != node.end_offset();) {
@@ -208,8 +206,11 @@ TEST(StreamNode, ExtremeIds) {
     ids.push_back(e.id);
     off = e.next;
   }
-  EXPECT_EQ(ids, (std::vector<StreamId>{
-                     {0, kMax}, {1, 0}, {kMax, 0}, {kMax, kMax - 1}, StreamId::max()}));
+  EXPECT_EQ(ids, (std::vector<StreamId>{{0, UINT64_MAX},
+                                        {1, 0},
+                                        {UINT64_MAX, 0},
+                                        {UINT64_MAX, UINT64_MAX - 1},
+                                        StreamId::max()}));
 }
 
 }  // namespace

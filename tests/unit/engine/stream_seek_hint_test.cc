@@ -15,7 +15,7 @@
 namespace streamd::engine {
 namespace {
 
-using Model = std::map<StreamId, std::string>;
+using IdModel = std::map<StreamId, std::string>;
 
 std::vector<std::pair<StreamId, std::string>> Scan(const Stream& s, StreamId start, StreamId end,
                                                    std::size_t count) {
@@ -26,7 +26,7 @@ std::vector<std::pair<StreamId, std::string>> Scan(const Stream& s, StreamId sta
   return out;
 }
 
-std::vector<std::pair<StreamId, std::string>> ModelScan(const Model& m, StreamId start,
+std::vector<std::pair<StreamId, std::string>> ModelScan(const IdModel& m, StreamId start,
                                                         StreamId end, std::size_t count) {
   std::vector<std::pair<StreamId, std::string>> out;
   for (auto it = m.lower_bound(start); it != m.end() && it->first <= end; ++it) {
@@ -41,7 +41,7 @@ TEST(StreamSeekHint, ScansAgreeWithAModelThroughEveryKindOfChange) {
     SCOPED_TRACE(seed);
     std::mt19937_64 rng(seed);
     Stream s(StreamLimits{.max_entries = 1 + rng() % 8, .max_bytes = 4096});
-    Model m;
+    IdModel m;
     uint64_t ms = 1;
     StreamId cursor;  // a consumer reading one after another
     StreamId shared;  // the last ID of readers blocked together

@@ -12,7 +12,6 @@
 namespace streamd::engine {
 namespace {
 
-constexpr uint64_t kMax = UINT64_MAX;
 const FieldValue kFv[] = {{"f", "v"}};
 
 std::vector<StreamId> ids_of(const Stream& s, StreamId a = StreamId::min(),
@@ -111,7 +110,7 @@ TEST(Stream, AutoIdWhenTheClockGoesBackwards) {
   // An explicit future ID also holds auto IDs back.
   ASSERT_TRUE(s.append({5000, 7}, kFv).ok());
   EXPECT_EQ(add(), (StreamId{5000, 8}));
-  ASSERT_TRUE(s.append({5000, kMax}, kFv).ok());
+  ASSERT_TRUE(s.append({5000, UINT64_MAX}, kFv).ok());
   EXPECT_EQ(add(), (StreamId{5001, 0}));
 }
 
@@ -167,7 +166,7 @@ TEST(Stream, RangesForwardAndBackward) {
   EXPECT_EQ(ids_of(s, {3, 0}, {5, 0}), (V{{3, 0}, {4, 0}, {5, 0}}));
   EXPECT_EQ(ids_of(s, {3, 1}, {5, 0}), (V{{4, 0}, {5, 0}}));
   EXPECT_EQ(ids_of(s, {3, 0}, {5, 0}, Direction::kBackward), (V{{5, 0}, {4, 0}, {3, 0}}));
-  EXPECT_EQ(ids_of(s, {0, 0}, {2, kMax}), (V{{1, 0}, {2, 0}}));
+  EXPECT_EQ(ids_of(s, {0, 0}, {2, UINT64_MAX}), (V{{1, 0}, {2, 0}}));
   EXPECT_EQ(ids_of(s, {9, 0}, StreamId::max(), Direction::kBackward), (V{{10, 0}, {9, 0}}));
   EXPECT_EQ(ids_of(s, {11, 0}, StreamId::max()), V{});
   EXPECT_EQ(ids_of(s, {0, 0}, {0, 5}, Direction::kBackward), V{});

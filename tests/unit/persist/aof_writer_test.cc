@@ -8,16 +8,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "resp/encode.h"
 #include "streamd/persist/file_util.h"
 
 namespace streamd::persist {
 namespace {
 
-std::string enc(std::initializer_list<std::string_view> argv) {
-  std::string out;
-  resp::append_command(out, argv);
-  return out;
-}
+using test_util::enc;
 
 class AofWriterTest : public ::testing::Test {
  protected:

@@ -7,17 +7,14 @@
 #include <fstream>
 #include <string>
 
+#include "resp/encode.h"
 #include "streamd/persist/file_util.h"
 #include "streamd/resp/command_encoder.h"
 
 namespace streamd::persist {
 namespace {
 
-std::string enc(std::initializer_list<std::string_view> argv) {
-  std::string out;
-  resp::append_command(out, argv);
-  return out;
-}
+using test_util::enc;
 
 class CheckAofTest : public ::testing::Test {
  protected:

@@ -9,7 +9,7 @@
 
 #include "commands/command_harness.h"
 #include "commands/recording_persistence.h"
-#include "repl/encode.h"
+#include "resp/encode.h"
 
 namespace streamd::repl {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "commands/command_harness.h"
-#include "repl/encode.h"
+#include "resp/encode.h"
 #include "streamd/commands/core/snapshots.h"
 #include "streamd/repl/master.h"
 

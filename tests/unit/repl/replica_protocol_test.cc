@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "repl/encode.h"
+#include "resp/encode.h"
 
 namespace streamd::repl {
 namespace {

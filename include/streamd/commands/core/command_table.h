@@ -52,6 +52,11 @@ enum CommandFlag : uint32_t {
   kTouchesArbitraryKeys = 1u << 22,
 };
 
+// The flags and ACL categories Redis gives its administrative server commands (CONFIG, LATENCY,
+// SHUTDOWN, DEBUG...), spelled once for every table file that lists such commands.
+inline constexpr uint32_t kAdminFlags = kAdmin | kNoScript | kLoading | kStale;
+inline constexpr std::string_view kAdminAcl = "admin slow dangerous";
+
 struct CommandSpec {
   std::string_view name;  // lowercase; for a subcommand, the subcommand alone ("create")
   int arity;

@@ -1,4 +1,5 @@
-// The replication tests' expected stream bytes: a command line as the stream carries it.
+// A command line as RESP bytes (what the replication stream and the AOF carry): the expected
+// bytes of the replication and persistence tests.
 #pragma once
 
 #include <initializer_list>
@@ -7,7 +8,7 @@
 
 #include "streamd/resp/command_encoder.h"
 
-namespace streamd::repl::test_util {
+namespace streamd::test_util {
 
 inline std::string enc(std::initializer_list<std::string_view> argv) {
   std::string out;
@@ -15,4 +16,4 @@ inline std::string enc(std::initializer_list<std::string_view> argv) {
   return out;
 }
 
-}  // namespace streamd::repl::test_util
+}  // namespace streamd::test_util
