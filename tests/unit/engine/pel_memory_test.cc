@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "sanitized_build.h"
 #include "streamd/engine/consumer_group.h"
 
 namespace streamd::engine {
@@ -29,17 +30,6 @@ struct Measured {
   double estimate_per_entry;
   double malloc_per_entry;
 };
-
-bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#endif
-#endif
-  return false;
-}
 
 // `per_ms` entries share each millisecond (XADD * under load puts many entries in one ms; 1 is
 // the sparse case for a radix tree). `consumers` read in turns of `batch`.
@@ -76,7 +66,7 @@ Measured measure(uint64_t n, uint64_t per_ms, int consumers, std::size_t batch,
 
 TEST(PelMemory, BytesPerPendingEntry) {
   // Sanitizer builds replace malloc (mallinfo2 reports nothing there) and pad every block.
-  if (sanitized()) GTEST_SKIP() << "sanitizer build: memory is not representative";
+  if (test::sanitized_build()) GTEST_SKIP() << "sanitizer build: memory is not representative";
   constexpr uint64_t kEntries = 1000000;
   struct Case {
     uint64_t per_ms;
