@@ -43,8 +43,9 @@ fi
 if [ -n "${FUZZ_CXXFLAGS:-}" ] || [ ! -f "$out/CMakeCache.txt" ]; then
   flags_opt="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${FUZZ_CXXFLAGS:--O1 -gline-tables-only}"
 fi
+# A unity build, as scripts/test.sh's (CMakeLists.txt says why): about half the compile time.
 cmake -S . -B "$out" -DCMAKE_CXX_COMPILER="$cxx" -DSTREAMD_FUZZ=ON -DSTREAMD_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo ${san_opt:+"$san_opt"} ${flags_opt:+"$flags_opt"} >/dev/null
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo ${san_opt:+"$san_opt"} ${flags_opt:+"$flags_opt"} >/dev/null
 cmake --build "$out" -j"${JOBS:-2}" --target fuzz_request_parser fuzz_commands fuzz_aof_loader \
   fuzz_restore_payload
 [ "$target" = --build-only ] && exit 0
