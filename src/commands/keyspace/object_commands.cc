@@ -32,7 +32,8 @@ void object_encoding(Context& ctx) {
   if (engine::Entry* e = object_lookup(ctx)) ctx.reply.bulk(encoding_name(e->value));
 }
 
-void object_refcount(Context& ctx) {
+// OBJECT REFCOUNT (named apart from keyspace_support.h's object_refcount, which it calls).
+void object_refcount_command(Context& ctx) {
   if (engine::Entry* e = object_lookup(ctx)) ctx.reply.integer(cmd::object_refcount(e->value));
 }
 
@@ -163,7 +164,8 @@ void register_object_commands(CommandTable& t) {
                       sub("generic", "freq", 3, kReadonly, kKeyRead, 2, object_freq),
                       sub("generic", "help", 2, kLoading | kStale, "keyspace slow", 0, object_help),
                       sub("generic", "idletime", 3, kReadonly, kKeyRead, 2, object_idletime),
-                      sub("generic", "refcount", 3, kReadonly, kKeyRead, 2, object_refcount)},
+                      sub("generic", "refcount", 3, kReadonly, kKeyRead, 2,
+                          object_refcount_command)},
       .group = "generic"});
   t.add(CommandSpec{
       .name = "memory",

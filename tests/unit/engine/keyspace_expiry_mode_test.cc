@@ -16,7 +16,7 @@
 namespace streamd::engine {
 namespace {
 
-struct Recorder : KeyObserver {
+struct ExpiryRecorder : KeyObserver {
   void on_key_event(int, std::string_view key, KeyEvent ev) override {
     if (ev == KeyEvent::kExpired) expired.emplace_back(key);
   }
@@ -55,7 +55,7 @@ class ExpiryModeTest : public ::testing::Test {
 
   ManualClock clock;
   Keyspace ks{16, clock};
-  Recorder rec;
+  ExpiryRecorder rec;
 };
 
 TEST_F(ExpiryModeTest, MasterDeletesOnLookupAndInTheActiveCycle) {

@@ -18,7 +18,7 @@
 namespace streamd::engine {
 namespace {
 
-struct Rec {
+struct RunsEntry {
   int owner;  // -1 = NACKed
   int64_t time;
   uint64_t count;
@@ -27,15 +27,15 @@ struct Rec {
 
 class PelModel {
  public:
-  std::map<StreamId, Rec> recs;
+  std::map<StreamId, RunsEntry> recs;
   uint64_t releases = 0;
 
   // Claim order: NACKed by release, then owned by (time, id).
   std::vector<StreamId> time_order() const {
-    std::vector<std::pair<StreamId, const Rec*>> v;
+    std::vector<std::pair<StreamId, const RunsEntry*>> v;
     for (const auto& [id, r] : recs) v.emplace_back(id, &r);
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      const Rec &x = *a.second, &y = *b.second;
+      const RunsEntry &x = *a.second, &y = *b.second;
       if ((x.owner < 0) != (y.owner < 0)) return x.owner < 0;
       if (x.owner < 0) return x.release < y.release;
       return x.time != y.time ? x.time < y.time : a.first < b.first;
@@ -229,7 +229,7 @@ TEST(PelRuns, RandomBatchesAgreeWithModel) {
         bool bump = pick(2);
         pel.redeliver_many(p, c.slot[owner], time, bump);
         for (StreamId id : p) {
-          Rec& r = m.recs[id];
+          RunsEntry& r = m.recs[id];
           r.owner = owner;
           r.time = time;
           if (bump && r.count < Pel::kMaxCount) ++r.count;  // saturates at INT64_MAX

@@ -131,7 +131,7 @@ TEST(PelTimeIndex, ClaimIdleDropsDeletedEntries) {
 
 // ---- random sequences against a model ----------------------------------------------------------
 
-struct Rec {
+struct ModelEntry {
   std::string owner;  // "" = NACKed
   int64_t time = 0;
   uint64_t count = 0;
@@ -143,10 +143,10 @@ void sat_inc(uint64_t& n) {
   if (n < kMax) ++n;
 }
 
-struct Model {
+struct TimeIndexModel {
   std::set<StreamId> live;
   StreamId last_delivered;
-  std::map<StreamId, Rec> pel;
+  std::map<StreamId, ModelEntry> pel;
   std::set<std::string> consumers;
   uint64_t next_nack = 0;
 
@@ -169,7 +169,7 @@ struct Model {
   }
 };
 
-struct Coverage {
+struct TimeIndexCoverage {
   std::size_t nacked = 0, forced = 0, claim_idle = 0, claim_idle_deleted = 0, past_times = 0,
               max_zone = 0;
 } cov;
@@ -181,7 +181,7 @@ void run(uint32_t seed, int steps) {
   auto chance = [&](int percent) { return static_cast<int>(pick(100)) < percent; };
   Stream s;
   ConsumerGroup* g = s.groups().create("g", {0, 0}, kEntriesReadUnknown).value();
-  Model m;
+  TimeIndexModel m;
   int64_t now = kT0;
   uint64_t next_ms = 1;
   const std::vector<std::string> names{"a", "b", "c"};
@@ -231,7 +231,7 @@ void run(uint32_t seed, int steps) {
           if (count != 0 && n == count) break;
           ++n;
           m.last_delivered = *it;
-          if (!noack) m.pel[*it] = Rec{c, now, 1, 0};
+          if (!noack) m.pel[*it] = ModelEntry{c, now, 1, 0};
         }
         break;
       }
@@ -286,10 +286,10 @@ void run(uint32_t seed, int steps) {
           bool fresh = false;
           if (it == m.pel.end()) {
             if (!o.force) continue;
-            it = m.pel.emplace(id, Rec{c, now, 1, 0}).first;
+            it = m.pel.emplace(id, ModelEntry{c, now, 1, 0}).first;
             fresh = true;
           }
-          Rec& r = it->second;
+          ModelEntry& r = it->second;
           if (!fresh && !r.owner.empty() && o.min_idle_ms > 0 && now - r.time < o.min_idle_ms)
             continue;
           m.consumers.insert(c);
@@ -341,7 +341,7 @@ void run(uint32_t seed, int steps) {
         std::vector<std::pair<int64_t, uint64_t>> before;
         for (StreamId id : order) {
           if (count != 0 && want.size() == count) break;
-          Rec& rec = m.pel.at(id);
+          ModelEntry& rec = m.pel.at(id);
           bool nacked = rec.owner.empty();
           if (!nacked && now - rec.time < min_idle) break;
           if (!m.live.count(id)) {
@@ -380,10 +380,10 @@ void run(uint32_t seed, int steps) {
           if (it == m.pel.end()) {
             if (!force || !m.live.count(id)) continue;
             uint64_t n = retry ? *retry : mode == NackMode::kFatal ? kMax : 0;
-            it = m.pel.emplace(id, Rec{"", 0, n, 0}).first;
+            it = m.pel.emplace(id, ModelEntry{"", 0, n, 0}).first;
             ++cov.forced;
           } else {
-            Rec& rec = it->second;
+            ModelEntry& rec = it->second;
             rec.owner.clear();
             rec.time = 0;
             if (retry) {
@@ -430,7 +430,7 @@ void run(uint32_t seed, int steps) {
     ASSERT_EQ(g->consumer_count(), m.consumers.size()) << "step " << step;
     for (Pel::Iterator it = g->pel().by_time(); it.valid(); ++it) {
       const PendingEntry e = it.entry();
-      const Rec& r = m.pel.at(e.id);
+      const ModelEntry& r = m.pel.at(e.id);
       ASSERT_EQ(e.owner ? e.owner->name() : std::string(), r.owner) << "step " << step;
       ASSERT_EQ(e.delivery_time_ms, r.time) << "step " << step << " " << e.id.to_string();
       ASSERT_EQ(e.delivery_count, r.count) << "step " << step << " " << e.id.to_string();

@@ -11,7 +11,7 @@
 namespace streamd::engine {
 namespace {
 
-const FieldValue kFv[] = {{"f", "v"}};
+const FieldValue kOneFieldValue[] = {{"f", "v"}};
 
 std::vector<StreamId> all_ids(const Stream& s) {
   std::vector<StreamId> out;
@@ -20,7 +20,7 @@ std::vector<StreamId> all_ids(const Stream& s) {
 }
 
 void fill(Stream& s, uint64_t from, uint64_t to) {
-  for (uint64_t i = from; i <= to; ++i) ASSERT_TRUE(s.append({i, 0}, kFv).ok());
+  for (uint64_t i = from; i <= to; ++i) ASSERT_TRUE(s.append({i, 0}, kOneFieldValue).ok());
 }
 
 struct Meta {
@@ -92,7 +92,7 @@ TEST_F(StreamTrimLikeRedis, ExactMinIdKeepsANodeWithNothingLive) {
   // the node stays, as in Redis (radix-tree-keys 3).
   EXPECT_EQ(s.trim(TrimSpec::min_id({6, 0})).removed, 5u);
   expect_meta(s, {4, 3, {7, 0}, {6, 0}});
-  ASSERT_TRUE(s.append({11, 0}, kFv).ok());
+  ASSERT_TRUE(s.append({11, 0}, kOneFieldValue).ok());
   EXPECT_EQ(s.radix_tree_keys(), 3u);
   EXPECT_EQ(all_ids(s), (std::vector<StreamId>{{7, 0}, {8, 0}, {9, 0}, {10, 0}, {11, 0}}));
   // The next trim frees it whole.
@@ -111,13 +111,13 @@ TEST(StreamTrim, AppendThenTrimToZeroLikeXaddMaxLen0) {
   for (bool approx : {false, true}) {
     Stream s({3, 0});
     fill(s, 1, 10);
-    ASSERT_TRUE(s.append({11, 0}, kFv).ok());
+    ASSERT_TRUE(s.append({11, 0}, kOneFieldValue).ok());
     s.trim(TrimSpec::max_len(0, approx));
     EXPECT_EQ(s.length(), 0u);
     EXPECT_EQ(s.radix_tree_keys(), 0u);
     EXPECT_EQ(s.last_id(), (StreamId{11, 0}));
     EXPECT_EQ(s.entries_added(), 11u);
-    ASSERT_TRUE(s.append({12, 0}, kFv).ok());
+    ASSERT_TRUE(s.append({12, 0}, kOneFieldValue).ok());
     EXPECT_EQ(s.first_id(), (StreamId{12, 0}));
     EXPECT_EQ(s.radix_tree_keys(), 1u);
   }

@@ -130,7 +130,12 @@ class PropagationBatch {
     // The room is zero-filled when it grows and sized by bounds (up to about 3x the bytes of an
     // argument list of tiny arguments), so a unit of megabytes (a large MULTI, a command with
     // thousands of arguments) would keep several times its size resident: it is let go.
-    if (bytes_.size() > kKeptRoom) std::string().swap(bytes_);
+    // (clear + shrink_to_fit, not swap with an empty string: GCC 12 warns falsely of the swap's
+    // inlined small-string copy, -Wstringop-overflow, in some inlining contexts.)
+    if (bytes_.size() > kKeptRoom) {
+      bytes_.clear();
+      bytes_.shrink_to_fit();
+    }
   }
   // Bytes held for records and room (what clear() keeps for the next unit).
   std::size_t held() const { return bytes_.size(); }
