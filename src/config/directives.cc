@@ -426,7 +426,7 @@ const Directive kDirectives[] = {
     string_row("syslog-ident", "redis").immutable().no_effect(),
     bool_row("tls-cluster", "no").no_effect(),
     string_row("tls-dh-params-file", "").no_effect(),
-    int_row("tracking-table-max-keys", "1000000", 0, kLongMax).no_effect(),
+    int_row("tracking-table-max-keys", "1000000", 0, kLongMax),
     int_row("zset-max-listpack-entries", "128", 0, kLongMax)
         .with_aliases(kZsetEntriesAliases)
         .no_effect(),

@@ -331,13 +331,19 @@ void Keyspace::set_shared_integers(bool on) {
 }
 
 void Keyspace::flush_db(int i) {
-  // Observers are told first, while they can still see which keys existed.
-  if (observer_) observer_->on_db_flushed(i);
-  dbs_[static_cast<std::size_t>(i)]->clear();
+  if (observer_) observer_->on_flush(i);
+  clear_db(i);
 }
 
 void Keyspace::flush_all() {
-  for (int i = 0; i < databases(); ++i) flush_db(i);
+  if (observer_) observer_->on_flush(-1);
+  for (int i = 0; i < databases(); ++i) clear_db(i);
+}
+
+void Keyspace::clear_db(int i) {
+  // Observers are told first, while they can still see which keys existed.
+  if (observer_) observer_->on_db_flushed(i);
+  dbs_[static_cast<std::size_t>(i)]->clear();
 }
 
 void Keyspace::swap_db(int a, int b) {

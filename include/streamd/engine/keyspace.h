@@ -79,6 +79,9 @@ class KeyObserver {
   virtual void on_key_event(int db, std::string_view key, KeyEvent ev) = 0;
   // Called just before database `db` is emptied.
   virtual void on_db_flushed(int db) = 0;
+  // Called once as a flush starts, before its on_db_flushed calls: `db` for one database,
+  // -1 for all of them.
+  virtual void on_flush(int /*db*/) {}
 };
 
 // What an expired key is, by the server's role (Redis's expireIfNeeded):
@@ -265,6 +268,8 @@ class Keyspace {
   void swap_db(int a, int b);
 
  private:
+  void clear_db(int i);
+
   const Clock* clock_;
   std::vector<std::unique_ptr<Database>> dbs_;
   KeyObserver* observer_ = nullptr;

@@ -241,6 +241,12 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     }
   }
 
+  // CLIENT CACHING applies to the next command, or to the whole of the next transaction (any
+  // CLIENT subcommand in between keeps it), as Redis's resetClient.
+  if (s.tracking.caching && !s.in_multi && !(top && top->name == "client")) {
+    s.tracking.caching = false;
+  }
+
   if (result == DispatchResult::kDone) {
     bool discard =
         !pushes_only && (mode_before == ReplyMode::kSkipNext || s.reply_mode == ReplyMode::kSkip ||
@@ -274,9 +280,24 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
     // Leaves on every way out of the handler (a handler may throw std::bad_alloc).
     struct Leave {
       engine::CommandClock& c;
-      ~Leave() { c.leave(); }
-    } leave{clock};
+      Server& server;
+      Session* running_before;
+      ~Leave() {
+        c.leave();
+        server.set_running(running_before);
+      }
+    } leave{clock, server_, server_.running()};
+    server_.set_running(&s);
     spec.handler(ctx);
+  }
+  // Client-side caching: a read-only command's keys are remembered for the client (a blocking
+  // read's too, as Redis's call()); pub/sub commands' channels are not keys to cache.
+  if (s.tracking.on && !s.tracking.bcast && (spec.flags & kReadonly) && !(spec.flags & kPubsub)) {
+    std::vector<int> positions = CommandTable::key_positions(spec, argv);
+    std::vector<std::string_view> keys;
+    keys.reserve(positions.size());
+    for (int i : positions) keys.push_back(argv[static_cast<std::size_t>(i)]);
+    server_.tracking().remember(s, keys);
   }
   int64_t dur = engine::monotonic_us() - t0;
   // A write that changed something propagates its own argv unless it gave explicit records (a
@@ -400,6 +421,8 @@ bool Dispatcher::postpones_slow(Session& s, std::span<const std::string_view> ar
 
 void Dispatcher::after_batch() {
   server_.check_pause_end();
+  // What BCAST tracking clients' prefixes collected, once per batch (Redis: before sleeping).
+  if (server_.tracking().prefixes() > 0) server_.tracking().broadcast();
   auto& b = server_.blocking();
   if (b.has_ready()) b.serve_ready(*this);
   if (b.blocked_clients() > 0) b.expire(server_.clock().now_ms(), *this);

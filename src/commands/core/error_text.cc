@@ -181,4 +181,12 @@ std::string replconf_ip_too_long(std::size_t bytes) {
                      bytes);
 }
 
+std::string tracking_prefix_overlap(std::string_view prefix, std::string_view other,
+                                    bool existing) {
+  return fmt::format(
+      "ERR Prefix '{}' overlaps with {} prefix '{}'. Prefixes for a single client must not "
+      "overlap.",
+      prefix, existing ? "an existing" : "another provided", other);
+}
+
 }  // namespace streamd::cmd::errors

@@ -61,6 +61,8 @@ void Server::remove_session(uint64_t id) {
   s.reset_transaction(*this);
   if (replication_) replication()->session_closed(s);
   pubsub_.unsubscribe_all(s);
+  tracking_.disable(s);
+  if (running_ == &s) running_ = nullptr;
   sessions_.erase(it);
 }
 
@@ -169,7 +171,12 @@ void Server::end_unit(Session* s, bool atomic) {
 }
 
 void Server::signal_modified(int db, std::string_view key) {
+  key_changed(db, key, running_);
+}
+
+void Server::key_changed(int db, std::string_view key, const Session* by) {
   ++changes_;
+  if (tracking_.in_use()) tracking_.invalidate(key, by, running_);
   if (!watchers_.empty()) {
     auto it = watchers_.find(watch_id(db, key));
     if (it != watchers_.end()) {
@@ -207,7 +214,13 @@ void Server::on_key_event(int db, std::string_view key, engine::KeyEvent ev) {
     }
     notify(events::kEvicted, key, db);
   }
-  signal_modified(db, key);
+  // No client made this change: BCAST's NOLOOP clients hear of it too (Redis passes no client).
+  key_changed(db, key, nullptr);
+}
+
+void Server::on_flush(int /*db*/) {
+  // Tracking is by key name, whatever the database: any flush invalidates everything, as Redis.
+  tracking_.invalidate_all();
 }
 
 void Server::on_db_flushed(int db) {
@@ -245,6 +258,9 @@ void Server::cron() {
   if (snapshots_) snapshots_->cron(now);
   // Goes on with an eviction a command's time budget cut short (Redis's eviction timer).
   memory_limit_.enforce();
+  if (tracking_.clients() > 0) {
+    tracking_.limit(static_cast<std::size_t>(cfg_.ref<std::int64_t>("tracking-table-max-keys")));
+  }
   int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica
   // side puts the keyspace in ExpiryMode::kHide, where there is nothing to sample.

@@ -59,6 +59,17 @@ const RawDoc kPart[] = {
     "$7\r\nsummary\r\n$42\r\nA container for client connection commands\r\n"
     "$5\r\nsince\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
     "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"client|caching"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$66\r\nInstruct the server about tracking or not keys in the next request\r\n"
+    "$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n"
+    "$4\r\nname\r\n$4\r\nmode\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n"
+    "arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nyes\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nYES\r\n%3\r\n$4\r\n"
+    "name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+    "token\r\n$2\r\nNO\r\n"sv},
   {"client|getname"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -198,6 +209,30 @@ const RawDoc kPart[] = {
     "since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n"
     "complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\n"
     "name\r\n$15\r\nconnection-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n"sv},
+  {"client|tracking"sv,
+    "~0\r\n~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$61\r\nEnable or disable server assisted client side caching support\r\n"
+    "$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n"
+    "$10\r\ncomplexity\r\n$55\r\nO(1). Some options may introduce additional complexity.\r\n"
+    "$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$6\r\nstatus\r\n"
+    "$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n"
+    "name\r\n$2\r\non\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+    "token\r\n$2\r\nON\r\n%3\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n"
+    "$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nOFF\r\n%4\r\n$4\r\n"
+    "name\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n"
+    "token\r\n$8\r\nREDIRECT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+    "%4\r\n$4\r\nname\r\n$6\r\nprefix\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+    "$5\r\ntoken\r\n$6\r\nPREFIX\r\n$5\r\nflags\r\n~3\r\n+optional\r\n"
+    "+multiple\r\n+multiple_token\r\n%4\r\n$4\r\nname\r\n$5\r\nbcast\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nBCAST\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$5\r\noptin\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nOPTIN\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\noptout\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nOPTOUT\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\nnoloop\r\n"
+    "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nNOLOOP\r\n"
+    "$5\r\nflags\r\n~1\r\n+optional\r\n"sv},
   {"client|trackinginfo"sv,
     "~0\r\n~0\r\n"sv,
     4,
@@ -716,34 +751,6 @@ const RawDoc kPart[] = {
     "$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n"
     "$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n"
     "+multiple\r\n"sv},
-  {"keys"sv,
-    "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nnondeterministic_output_order\r\n"
-    "~0\r\n"sv,
-    5,
-    "$7\r\nsummary\r\n$40\r\nFind all keys matching the given pattern\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
-    "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
-    "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
-    "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
-  {"lastsave"sv,
-    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
-    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
-  {"latency"sv,
-    "~0\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
-  {"latency|doctor"sv,
-    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
-    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
-    4,
-    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
-    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
-    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
 };
 
 }  // namespace

@@ -13,6 +13,34 @@ using namespace std::string_view_literals;
 namespace {
 
 const RawDoc kPart[] = {
+  {"keys"sv,
+    "~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\nnondeterministic_output_order\r\n"
+    "~0\r\n"sv,
+    5,
+    "$7\r\nsummary\r\n$40\r\nFind all keys matching the given pattern\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n"
+    "$10\r\ncomplexity\r\n$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
+    "$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n"
+    "$4\r\ntype\r\n$7\r\npattern\r\n"sv},
+  {"lastsave"sv,
+    "~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
+    "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
+  {"latency"sv,
+    "~0\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$44\r\nA container for latency diagnostics commands\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$22\r\nDepends on subcommand.\r\n"sv},
+  {"latency|doctor"sv,
+    "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
+    "$23\r\nresponse_policy:special\r\n~0\r\n"sv,
+    4,
+    "$7\r\nsummary\r\n$48\r\nReturn a human readable latency analysis report.\r\n"
+    "$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n"
+    "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"sv},
   {"latency|graph"sv,
     "~3\r\n$23\r\nnondeterministic_output\r\n$24\r\nrequest_policy:all_nodes\r\n"
     "$23\r\nresponse_policy:special\r\n~0\r\n"sv,

@@ -15,6 +15,7 @@
 #include "streamd/commands/core/redis_version.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/commands/server/client_info.h"
+#include "streamd/commands/server/tracking_commands.h"
 
 namespace streamd::cmd {
 
@@ -140,6 +141,7 @@ void quit(Context& ctx) {
 void reset(Context& ctx) {
   Session& s = ctx.session;
   ctx.server.pubsub().unsubscribe_all(s);
+  ctx.server.tracking().disable(s);
   s.reset_transaction(ctx.server);
   s.monitor = false;
   s.reply_mode = ReplyMode::kOn;
@@ -415,21 +417,6 @@ void client_unpause(Context& ctx) {
   ctx.reply.ok();
 }
 
-void client_getredir(Context& ctx) {
-  ctx.reply.integer(-1);
-}
-
-void client_trackinginfo(Context& ctx) {
-  ctx.reply.map(3);
-  ctx.reply.bulk("flags");
-  ctx.reply.set(1);
-  ctx.reply.bulk("off");
-  ctx.reply.bulk("redirect");
-  ctx.reply.integer(-1);
-  ctx.reply.bulk("prefixes");
-  ctx.reply.empty_array();
-}
-
 void client_help(Context& ctx) {
   // The newest Redis's text, verbatim (7.0.15 lacks KILL ID/MAXAGE, SETINFO and NO-TOUCH).
   reply_help(ctx.reply, "CLIENT",
@@ -539,6 +526,7 @@ void register_connection_commands(CommandTable& t) {
          .subcommands =
              {
                  {"getname", 2, kClientFlags, kClientAcl, 0, 0, 0, client_getname},
+                 {"caching", 3, kClientFlags, kClientAcl, 0, 0, 0, client_caching},
                  {"getredir", 2, kClientFlags, kClientAcl, 0, 0, 0, client_getredir},
                  {"help", 2, kLoading | kStale, kClientAcl, 0, 0, 0, client_help},
                  {"id", 2, kClientFlags, kClientAcl, 0, 0, 0, client_id},
@@ -551,6 +539,7 @@ void register_connection_commands(CommandTable& t) {
                  {"reply", 3, kClientFlags, kClientAcl, 0, 0, 0, client_reply},
                  {"setinfo", 4, kClientFlags, kClientAcl, 0, 0, 0, client_setinfo},
                  {"setname", 3, kClientFlags, kClientAcl, 0, 0, 0, client_setname},
+                 {"tracking", -3, kClientFlags, kClientAcl, 0, 0, 0, client_tracking},
                  {"trackinginfo", 2, kClientFlags, kClientAcl, 0, 0, 0, client_trackinginfo},
                  {"unblock", -3, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_unblock},
                  {"unpause", 2, kClientAdminFlags, kClientAdminAcl, 0, 0, 0, client_unpause},

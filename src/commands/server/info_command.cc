@@ -189,7 +189,7 @@ void clients_section(Context& ctx, Section& s) {
   // Clients postponed by CLIENT PAUSE count as blocked, as in Redis.
   s.add("blocked_clients",
         ctx.server.blocking().blocked_clients() + ctx.server.client_pause().postponed());
-  s.add("tracking_clients", 0);
+  s.add("tracking_clients", ctx.server.tracking().clients());
   s.add("pubsub_clients", pubsub);
   s.add("watching_clients", watching);
   s.add("clients_in_timeout_table", with_timeout);
@@ -380,9 +380,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("active_defrag_key_misses", 0);
   s.add("total_active_defrag_time", 0);
   s.add("current_active_defrag_time", 0);
-  s.add("tracking_total_keys", 0);
-  s.add("tracking_total_items", 0);
-  s.add("tracking_total_prefixes", 0);
+  s.add("tracking_total_keys", ctx.server.tracking().keys());
+  s.add("tracking_total_items", ctx.server.tracking().items());
+  s.add("tracking_total_prefixes", ctx.server.tracking().prefixes());
   s.add("unexpected_error_replies", 0);
   s.add("total_error_replies", st.total_error_replies);
   s.add("dump_payload_sanitizations", 0);

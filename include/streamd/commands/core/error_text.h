@@ -369,4 +369,32 @@ std::string replconf_ip_too_long(std::size_t bytes);
 // commands/stream/propagation.h): "ERR XNACK has no Redis 7.0 equivalent (rdb-version is 10)"
 std::string no_redis70_equivalent(std::string_view what);
 
+// CLIENT TRACKING / CLIENT CACHING.
+inline constexpr std::string_view kTrackingOneRedirect =
+    "ERR A client can only redirect to a single other client";
+inline constexpr std::string_view kTrackingNoRedirectClient =
+    "ERR The client ID you want redirect to does not exist";
+inline constexpr std::string_view kTrackingPrefixNeedsBcast =
+    "ERR PREFIX option requires BCAST mode to be enabled";
+inline constexpr std::string_view kTrackingSwitchBcast =
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kTrackingOptWithBcast =
+    "ERR OPTIN and OPTOUT are not compatible with BCAST";
+inline constexpr std::string_view kTrackingOptinAndOptout =
+    "ERR You can't specify both OPTIN mode and OPTOUT mode";
+inline constexpr std::string_view kTrackingSwitchOpt =
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+    "re-enabling it with a different mode.";
+inline constexpr std::string_view kCachingNotTracking =
+    "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+    "OPTOUT mode enabled";
+inline constexpr std::string_view kCachingYesNotOptin =
+    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+inline constexpr std::string_view kCachingNoNotOptout =
+    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+// "ERR Prefix 'a' overlaps with an existing prefix 'ab'. Prefixes for a single client must not
+// overlap." (existing: one the client had) or "... with another provided prefix ..." (same call).
+std::string tracking_prefix_overlap(std::string_view prefix, std::string_view other, bool existing);
+
 }  // namespace streamd::cmd::errors

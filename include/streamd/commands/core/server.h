@@ -24,6 +24,7 @@
 #include "streamd/commands/core/shutdown.h"
 #include "streamd/commands/core/snapshots.h"
 #include "streamd/commands/core/stats.h"
+#include "streamd/commands/core/tracking.h"
 #include "streamd/commands/core/value_codec.h"
 #include "streamd/commands/pubsub/pubsub.h"
 #include "streamd/config/config.h"
@@ -67,6 +68,11 @@ class Server final : public engine::KeyObserver {
   }
   // Channels, patterns and shard channels; publish() is the one way to send a message.
   PubSub& pubsub() { return pubsub_; }
+  // Client-side caching (CLIENT TRACKING): told of every changed key by signal_modified.
+  ClientTracking& tracking() { return tracking_; }
+  // The client whose command runs (Dispatcher::run sets it; null between commands, in cron).
+  Session* running() const { return running_; }
+  void set_running(Session* s) { running_ = s; }
 
   // Sessions, by id (CLIENT LIST order is by id).
   Session& add_session(std::unique_ptr<Session> s);
@@ -87,6 +93,7 @@ class Server final : public engine::KeyObserver {
   void signal_modified(int db, std::string_view key);
   void on_key_event(int db, std::string_view key, engine::KeyEvent ev) override;
   void on_db_flushed(int db) override;
+  void on_flush(int db) override;
 
   // Periodic housekeeping (active expiry, idle client timeouts are the network layer's).
   void cron();
@@ -232,6 +239,8 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms() const { return start_ms_; }
 
  private:
+  // signal_modified's work; `by` is the client that made the change (null: expiry, eviction).
+  void key_changed(int db, std::string_view key, const Session* by);
   bool aof_wants_records() const {
     return !replaying_ && persistence_ && persistence_->aof_enabled();
   }
@@ -256,6 +265,8 @@ class Server final : public engine::KeyObserver {
   Notifier notifier_;
   PubSub pubsub_;
   PubSubSink pubsub_sink_{pubsub_};  // the notifier's sink (set in the constructor)
+  ClientTracking tracking_{[this](uint64_t id) { return session(id); }};
+  Session* running_ = nullptr;
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t last_client_id_ = 0;
   // (db, key) → sessions watching it.

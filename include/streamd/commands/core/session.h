@@ -22,6 +22,17 @@ struct Subscriptions;
 
 enum class ReplyMode { kOn, kOff, kSkip, kSkipNext };
 
+// A client's CLIENT TRACKING mode (commands/core/tracking.h); off by default.
+struct TrackingState {
+  bool on = false;
+  bool bcast = false, optin = false, optout = false, noloop = false;
+  // CLIENT CACHING yes (OPTIN) or no (OPTOUT) was given for the next command or transaction.
+  bool caching = false;
+  bool broken_redirect = false;       // the REDIRECT client went away (CLIENT LIST flag R)
+  uint64_t redirect = 0;              // 0: none
+  std::vector<std::string> prefixes;  // BCAST prefixes, sorted ("" when none was given)
+};
+
 // Output that lives outside the connection and is shared with other clients: a replica link's
 // command stream, read from the replication backlog's blocks (repl/stream_cursor.h). The network
 // layer writes everything in Session::out first, then what this offers, straight from where it
@@ -113,6 +124,8 @@ struct Session {
   // Pub/sub (commands/pubsub/pubsub.h): this client's channels, patterns and shard channels;
   // null until it first subscribes.
   std::unique_ptr<Subscriptions> subs;
+  // Client-side caching (CLIENT TRACKING).
+  TrackingState tracking;
   // Set by dispatch while this client's own command runs: messages for it wait in
   // deferred_pushes and follow the command's reply (newest Redis's order).
   bool defer_pushes = false;
