@@ -293,11 +293,7 @@ DispatchResult Dispatcher::run(Session& s, const CommandSpec& spec,
   // Client-side caching: a read-only command's keys are remembered for the client (a blocking
   // read's too, as Redis's call()); pub/sub commands' channels are not keys to cache.
   if (s.tracking.on && !s.tracking.bcast && (spec.flags & kReadonly) && !(spec.flags & kPubsub)) {
-    std::vector<int> positions = CommandTable::key_positions(spec, argv);
-    std::vector<std::string_view> keys;
-    keys.reserve(positions.size());
-    for (int i : positions) keys.push_back(argv[static_cast<std::size_t>(i)]);
-    server_.tracking().remember(s, keys);
+    server_.tracking().remember(s, argv, CommandTable::key_positions(spec, argv));
   }
   int64_t dur = engine::monotonic_us() - t0;
   // A write that changed something propagates its own argv unless it gave explicit records (a

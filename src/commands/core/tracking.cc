@@ -10,17 +10,6 @@ namespace streamd::cmd {
 
 namespace {
 
-// Appends a push frame for `s`: after its command's reply when that command runs (pubsub.h's
-// rule, which is also Redis's for invalidations of the running client), at once otherwise.
-void deliver(Session& s, std::string_view frame) {
-  if (s.defer_pushes) {
-    s.deferred_pushes += frame;
-  } else if (s.out) {
-    s.out->append(frame);
-    if (s.flush) s.flush();
-  }
-}
-
 std::string one_key_array(std::string_view key) {
   std::string out;
   resp::ReplyWriter w(out, resp::Protocol::kResp2);
@@ -75,10 +64,12 @@ void ClientTracking::disable(Session& s) {
   t = TrackingState{};
 }
 
-void ClientTracking::remember(Session& s, std::span<const std::string_view> keys) {
+void ClientTracking::remember(Session& s, std::span<const std::string_view> argv,
+                              std::span<const int> key_positions) {
   const TrackingState& t = s.tracking;
   if ((t.optin && !t.caching) || (t.optout && t.caching)) return;
-  for (std::string_view key : keys) {
+  for (int i : key_positions) {
+    std::string_view key = argv[static_cast<std::size_t>(i)];
     auto it = table_.find(std::string(key));
     if (it == table_.end()) it = table_.emplace(std::string(key), std::vector<uint64_t>()).first;
     std::vector<uint64_t>& ids = it->second;
@@ -102,7 +93,7 @@ void ClientTracking::send(Session& s, std::string_view keys) {
         w.push(2);
         w.bulk("tracking-redir-broken");
         w.integer(static_cast<long long>(s.tracking.redirect));
-        deliver(s, frame);
+        s.push(frame);
       }
       return;
     }
@@ -123,7 +114,7 @@ void ClientTracking::send(Session& s, std::string_view keys) {
     return;  // a RESP2 client without a redirect cannot be told anything
   }
   frame += keys;
-  deliver(*to, frame);
+  to->push(frame);
 }
 
 void ClientTracking::drop_key(std::unordered_map<std::string, std::vector<uint64_t>>::iterator it,

@@ -97,12 +97,7 @@ std::size_t PubSub::deliver(const std::vector<Session*>& to, std::string_view ki
   for (Session* r : to) {
     int p = r->proto == resp::Protocol::kResp3 ? 1 : 0;
     if (frame[p].empty()) encode_message(frame[p], r->proto, kind, pattern, channel, message);
-    if (r->defer_pushes) {
-      r->deferred_pushes += frame[p];
-    } else if (r->out) {
-      r->out->append(frame[p]);
-      if (r->flush) r->flush();
-    }
+    r->push(frame[p]);
   }
   return to.size();
 }

@@ -130,6 +130,16 @@ struct Session {
   // deferred_pushes and follow the command's reply (newest Redis's order).
   bool defer_pushes = false;
   std::string deferred_pushes;
+  // Sends a push frame (a pub/sub message, an invalidation): after the reply of this client's
+  // running command when there is one, otherwise appended to *out and flushed at once.
+  void push(std::string_view frame) {
+    if (defer_pushes) {
+      deferred_pushes += frame;
+    } else if (out) {
+      out->append(frame);
+      if (flush) flush();
+    }
+  }
 
   // I/O counters maintained by the network layer for CLIENT LIST / INFO.
   std::size_t query_buffer = 0;

@@ -55,8 +55,10 @@ class ClientTracking {
   // CLIENT TRACKING OFF, RESET, and a client that leaves.
   void disable(Session& s);
 
-  // A read-only command of `s` named these keys (Redis's trackingRememberKeys).
-  void remember(Session& s, std::span<const std::string_view> keys);
+  // A read-only command `argv` of `s` named the keys at `key_positions` (Redis's
+  // trackingRememberKeys).
+  void remember(Session& s, std::span<const std::string_view> argv,
+                std::span<const int> key_positions);
   // `key` changed. `by`: the client whose command changed it (null for expiry and eviction);
   // `running`: the client whose command runs, if any (NOLOOP in default mode compares with it).
   void invalidate(std::string_view key, const Session* by, const Session* running);
