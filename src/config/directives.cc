@@ -387,7 +387,7 @@ const Directive kDirectives[] = {
     bool_row("lazyfree-lazy-expire", "no").no_effect(),
     bool_row("lazyfree-lazy-server-del", "no").no_effect(),
     bool_row("lazyfree-lazy-user-del", "no").no_effect(),
-    bool_row("lazyfree-lazy-user-flush", "no").no_effect(),
+    bool_row("lazyfree-lazy-user-flush", "no"),
     int_row("lfu-decay-time", "1", 0, kIntMax),
     int_row("lfu-log-factor", "10", 0, kIntMax),
     int_row("list-compress-depth", "0", 0, kIntMax).no_effect(),

@@ -167,12 +167,28 @@ bool flush_args_ok(Context& ctx) {
   return false;
 }
 
+// The +OK of a flush. Since Redis 8.0 a synchronous flush (SYNC, or no argument with
+// lazyfree-lazy-user-flush no) outside MULTI frees the data in a background thread while its
+// client waits (db.c flushCommandCommon, "blocking ASYNC"): the messages its own flush caused
+// (a tracking client's null) are sent when the command returns, before that +OK. An ASYNC flush,
+// or one inside EXEC, replies at once and its messages follow the reply, as for any command.
+void reply_flushed(Context& ctx) {
+  bool sync = ctx.argc() == 2 ? iequals(ctx.arg(1), "sync")
+                              : !ctx.server.config().ref<bool>("lazyfree-lazy-user-flush");
+  Session& s = ctx.session;
+  if (sync && !s.executing && !s.deferred_pushes.empty()) {
+    ctx.reply.buffer().append(s.deferred_pushes);
+    s.deferred_pushes.clear();
+  }
+  ctx.reply.ok();
+}
+
 // Redis counts one change per key a flush removes (INFO rdb_changes_since_last_save).
 void flushdb_command(Context& ctx) {
   if (!flush_args_ok(ctx)) return;
   ctx.mark_dirty(ctx.db().size());
   ctx.server.keyspace().flush_db(ctx.session.db);
-  ctx.reply.ok();
+  reply_flushed(ctx);
 }
 
 void flushall_command(Context& ctx) {
@@ -182,7 +198,7 @@ void flushall_command(Context& ctx) {
   ks.flush_all();
   // With save rules set Redis then saves the empty dataset, which leaves no change to count.
   if (Snapshots* snap = ctx.server.snapshots(); snap && snap->flushed_all()) ctx.dirty = 0;
-  ctx.reply.ok();
+  reply_flushed(ctx);
 }
 
 // ---- RENAME / RENAMENX / COPY / MOVE / SWAPDB -----------------------------------------------
