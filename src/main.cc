@@ -77,6 +77,36 @@ bool apply_renames(const streamd::config::Config& cfg) {
   return true;
 }
 
+// ACL users at startup, as Redis's ACLLoadUsersAtStartup: `user` config lines or the aclfile,
+// not both. Prints the error and returns false when startup must stop.
+bool load_acl_users(const streamd::config::Config& cfg, streamd::cmd::acl::Acl& acl) {
+  const std::string aclfile = cfg.get("aclfile").value_or("");
+  if (!aclfile.empty() && !cfg.users().empty()) {
+    spdlog::warn(
+        "Configuring Redis with users defined in redis.conf and at the same setting an ACL file "
+        "path is invalid. This setup is very likely to lead to configuration errors and security "
+        "holes, please define either an ACL file or declare users directly in your redis.conf, "
+        "but not both.");
+    return false;
+  }
+  for (const auto& line : cfg.users()) {
+    if (auto err = acl.load_config_user(line.words)) {
+      streamd::config::LoadError e = line.at;
+      e.message = *err;
+      const std::string product = "streamd " + std::string(kVersion);
+      std::fprintf(stderr, "%s\n", e.fatal_text(product).c_str());
+      return false;
+    }
+  }
+  if (!aclfile.empty()) {
+    if (auto err = acl.load_file(aclfile)) {
+      spdlog::warn("Aborting Redis startup because of ACL errors: {}", *err);
+      return false;
+    }
+  }
+  return true;
+}
+
 void print_usage() {
   std::fprintf(stderr,
                "Usage: ./streamd [/path/to/streamd.conf] [options]\n"
@@ -184,6 +214,7 @@ int main(int argc, char** argv) {
 
   engine::SystemClock clock;
   cmd::Server server(cfg, clock);
+  if (!load_acl_users(cfg, server.acl())) return 1;
   cmd::Dispatcher dispatcher(server);
   persist::rdb::DumpCodec dump_codec;  // DUMP / RESTORE payloads
   server.set_value_codec(&dump_codec);

@@ -232,6 +232,7 @@ const Directive kDirectives[] = {
     string_row("dir", "./").protected_config(),
     int_row("databases", "16", 1, kIntMax).immutable(),
     string_row("requirepass", "").sensitive(),
+    string_row("aclfile", "").immutable(),
     enum_row("loglevel", "notice", kLogLevels),
     string_row("logfile", "").immutable(),
     bool_row("daemonize", "no").immutable(),
@@ -323,8 +324,8 @@ const Directive kDirectives[] = {
     // them stops startup: aclfile and user (no ACLs: a user's restrictions must not be
     // silently dropped), maxmemory-clients (no client eviction), loadmodule, and Redis's hidden
     // test-only directives.
-    enum_row("acl-pubsub-default", "resetchannels", kAclPubsubDefault).no_effect(),
-    int_row("acllog-max-len", "128", 0, kLongMax).no_effect(),
+    enum_row("acl-pubsub-default", "resetchannels", kAclPubsubDefault),
+    int_row("acllog-max-len", "128", 0, kLongMax),
     bool_row("activedefrag", "no").no_effect(),
     int_row("active-defrag-cycle-max", "25", 1, 99).no_effect(),
     int_row("active-defrag-cycle-min", "1", 1, 99).no_effect(),

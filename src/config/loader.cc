@@ -25,6 +25,7 @@ struct Config::LoadState {
   std::vector<Value> values;
   std::vector<bool> seen;
   std::vector<CommandRename> renames = {};
+  std::vector<UserLine> users = {};
   int include_depth = 0;
 };
 
@@ -131,6 +132,14 @@ std::optional<LoadError> Config::apply_line(std::string_view raw, int line_no,
     return std::nullopt;
   }
 
+  // `user <name> <rules...>`: ACL users, applied by startup once commands exist (the config
+  // layer knows no ACL rules). Redis needs at least the name.
+  if (name == "user" && !rest.empty()) {
+    st.users.push_back({std::vector<std::string>(rest.begin(), rest.end()),
+                        LoadError{line_no, std::string(line), ""}});
+    return std::nullopt;
+  }
+
   const Directive* d = find(name);
   if (!d) return fail(std::string(msg::kBadDirective));
   if (!accepts_arg_count(*d, rest.size())) return fail(std::string(msg::kWrongArgCount));
@@ -193,6 +202,7 @@ std::optional<LoadError> Config::load(const CommandLine& cmdline) {
   if (auto err = load_text_into(text, st)) return err;
   for (std::size_t i = 0; i < values_.size(); ++i) values_[i] = std::move(st.values[i]);
   renames_ = std::move(st.renames);
+  users_ = std::move(st.users);
   if (!cmdline.config_file.empty()) {
     std::error_code ec;
     std::filesystem::path abs = std::filesystem::absolute(cmdline.config_file, ec);
@@ -206,6 +216,7 @@ std::optional<LoadError> Config::load_text(std::string_view text) {
   if (auto err = load_text_into(text, st)) return err;
   for (std::size_t i = 0; i < values_.size(); ++i) values_[i] = std::move(st.values[i]);
   renames_ = std::move(st.renames);
+  users_ = std::move(st.users);
   return std::nullopt;
 }
 

@@ -28,8 +28,9 @@ std::string Config::rewrite_text(std::string_view old_text) const {
     start = end + 1;
   }
 
-  // Where each directive appears.
-  std::vector<std::vector<std::size_t>> where(table_.size());
+  // Where each directive appears (and the `user` lines, at the table's end).
+  const std::size_t kUser = table_.size();
+  std::vector<std::vector<std::size_t>> where(table_.size() + 1);
   bool has_marker = false;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const std::string_view t = trim_line(lines[k]);
@@ -37,15 +38,28 @@ std::string Config::rewrite_text(std::string_view old_text) const {
     if (t.empty() || t[0] == '#') continue;
     auto args = text::split_args(t);
     if (!args || args->empty()) continue;
-    if (const Directive* d = find((*args)[0])) where[index_of(*d)].push_back(k);
+    if (ascii_lower((*args)[0]) == "user") {
+      where[kUser].push_back(k);
+    } else if (const Directive* d = find((*args)[0])) {
+      where[index_of(*d)].push_back(k);
+    }
   }
 
   std::vector<bool> replaced(lines.size(), false);
   std::vector<std::vector<std::string>> replacement(lines.size());
   std::vector<std::string> appended;
-  for (std::size_t i = 0; i < table_.size(); ++i) {
+  for (std::size_t i = 0; i <= table_.size(); ++i) {
     const auto& at = where[i];
-    std::vector<std::string> now = rewrite_lines(table_[i], values_[i], defaults_[i], !at.empty());
+    std::vector<std::string> now;
+    if (i < table_.size()) {
+      now = rewrite_lines(table_[i], values_[i], defaults_[i], !at.empty());
+    } else if (!user_lines_) {
+      continue;
+    } else if (ref<std::string>("aclfile").empty()) {
+      // Every ACL user, as Redis writes them; with an aclfile the users live there and the
+      // file's user lines are dropped.
+      now = user_lines_();
+    }
     if (at.empty()) {
       appended.insert(appended.end(), now.begin(), now.end());
       continue;

@@ -305,16 +305,19 @@ void FrontEnd::on_accept(Connection::Socket socket, bool is_unix, bool tls) {
     session->addr = peer_address(fd, false);
     session->laddr = peer_address(fd, true);
   }
-  // protected-mode: without a password, only local clients (Redis checks this on accept).
-  if (cfg_.protected_mode() && cfg_.requirepass().empty() && !session->local()) {
+  // protected-mode: while the default user needs no password, only local clients (Redis checks
+  // this on accept).
+  const cmd::acl::User& default_user = *server_.acl().default_user();
+  if (cfg_.protected_mode() && default_user.nopass && !session->local()) {
     reject(socket, tls, cmd::errors::kProtectedMode);
     return;
   }
   session->created_ms = server_.clock().now_ms();
   session->last_interaction_ms = session->created_ms;
-  // As Redis decides at accept: with requirepass set, a new client must AUTH first (clients
-  // already connected when CONFIG SET adds a password stay authenticated).
-  session->authenticated = server_.config().requirepass().empty();
+  // As Redis decides at accept: when the default user needs a password (or is off), a new client
+  // must AUTH first (clients already connected when CONFIG SET adds a password stay
+  // authenticated).
+  session->authenticated = default_user.nopass && default_user.enabled;
   spdlog::debug("Accepted {}", session->addr);
 
   cmd::Session& s = server_.add_session(std::move(session));

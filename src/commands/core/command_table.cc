@@ -19,9 +19,49 @@ CommandTable& CommandTable::instance() {
   return *table;
 }
 
+namespace {
+
+uint64_t category_bits(std::string_view cats) {
+  uint64_t bits = 0;
+  while (!cats.empty()) {
+    std::size_t sp = cats.find_first_of(" ,");
+    std::string_view w = cats.substr(0, sp);
+    if (!w.empty() && w.front() == '@') w.remove_prefix(1);
+    bits |= acl_category_bit(w);
+    if (sp == std::string_view::npos) break;
+    cats.remove_prefix(sp + 1);
+  }
+  return bits;
+}
+
+}  // namespace
+
+std::span<const std::string_view> acl_category_names() {
+  static constexpr std::string_view kCategories[] = {
+      "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
+      "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
+      "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting",
+  };
+  return kCategories;
+}
+
+uint64_t acl_category_bit(std::string_view name) {
+  auto names = acl_category_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (iequals(names[i], name)) return uint64_t{1} << i;
+  }
+  return 0;
+}
+
 void CommandTable::add(CommandSpec spec) {
   spec.full_name = std::string(spec.name);
-  for (auto& sub : spec.subcommands) sub.full_name = spec.full_name + "|" + std::string(sub.name);
+  spec.id = next_id_++;
+  spec.acl_bits = category_bits(spec.acl_categories);
+  for (auto& sub : spec.subcommands) {
+    sub.full_name = spec.full_name + "|" + std::string(sub.name);
+    sub.id = next_id_++;
+    sub.acl_bits = category_bits(sub.acl_categories);
+  }
   commands_.push_back(std::move(spec));
   index();
 }
@@ -205,6 +245,7 @@ void register_all_commands(CommandTable& t) {
   register_stream_commands(t);
   register_pubsub_commands(t);
   register_replication_commands(t);
+  register_acl_commands(t);
 }
 
 }  // namespace streamd::cmd

@@ -2,12 +2,14 @@
 
 #include <chrono>
 
+#include "streamd/commands/acl/acl.h"
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/error_text.h"
 #include "streamd/commands/core/propagation_rewrite.h"
 #include "streamd/commands/core/redaction.h"
 #include "streamd/commands/pubsub/pubsub.h"
+#include "streamd/commands/server/client_info.h"
 #include "streamd/commands/server/monitor.h"
 #include "streamd/engine/clock.h"
 #include "streamd/resp/reply_writer.h"
@@ -210,11 +212,13 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
       reject(nullptr, errors::unknown_subcommand(argv[1], upper(argv[0])));
     } else if (!arity_ok(*spec, argv.size())) {
       reject(spec, errors::wrong_arity(spec->full_name));
-    } else if (!s.authenticated && !(spec->flags & kNoAuth)) {
+    } else if (server_.auth_required(s) && !(spec->flags & kNoAuth)) {
       reject(spec, errors::kNoAuth);
     } else if (s.in_multi && (spec->flags & kNoMulti)) {
       // Right after the AUTH check, as Redis orders it; the transaction then aborts at EXEC.
       reject(spec, errors::kNotAllowedInMulti);
+    } else if (std::string e = acl_refusal(s, *spec, argv, false); !e.empty()) {
+      reject(spec, e);
     } else if (out_of_memory(s, *spec)) {
       reject(spec, errors::kOom);
     } else if (std::string e = persistence_error(*spec); !e.empty()) {
@@ -401,14 +405,51 @@ void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> ar
                                 std::string& out) {
   const CommandSpec* spec = table_.lookup(argv).spec;
   if (!spec) return;  // validated when queued
+  // The user's rules may have changed since the command was queued: checked again, as Redis.
+  if (std::string e = acl_refusal(s, *spec, argv, true); !e.empty()) {
+    resp::ReplyWriter w(out, s.proto);
+    w.error(e);
+    Stats& st = server_.stats();
+    ++st.total_error_replies;
+    ++st.errors[std::string(w.last_error_code())];
+    ++st.commands.of(spec->full_name).rejected_calls;
+    return;
+  }
   run(s, *spec, argv, out, -1);
+}
+
+std::string Dispatcher::acl_refusal(Session& s, const CommandSpec& spec,
+                                    std::span<const std::string_view> argv, bool in_exec) {
+  if (s.master || s.aof_loader) return {};
+  const acl::User& u = server_.user_of(s);
+  if (u.unrestricted()) return {};
+  acl::Check c = acl::check_command(u, spec, argv);
+  if (c.denied == acl::Denied::kNone) return {};
+  Stats& st = server_.stats();
+  acl::LogReason reason = acl::LogReason::kCommand;
+  std::string object = spec.full_name;
+  if (c.denied == acl::Denied::kKey) {
+    reason = acl::LogReason::kKey;
+    ++st.acl_denied_key;
+  } else if (c.denied == acl::Denied::kChannel) {
+    reason = acl::LogReason::kChannel;
+    ++st.acl_denied_channel;
+  } else {
+    ++st.acl_denied_cmd;
+  }
+  if (c.denied != acl::Denied::kCommand) object = argv[static_cast<std::size_t>(c.arg)];
+  server_.acl().log(
+      reason, s.in_multi || in_exec ? acl::LogContext::kMulti : acl::LogContext::kToplevel,
+      std::move(object), u.name, client_info_line(server_, s, nullptr), server_.clock().now_ms());
+  if (in_exec) return errors::acl_changed_in_exec(c.denied);
+  return errors::noperm(c.denied, u.name, spec.full_name);
 }
 
 bool Dispatcher::postpones_slow(Session& s, std::span<const std::string_view> argv) {
   if (argv.empty()) return false;
   const auto [top, spec] = table_.lookup(argv);
   if (!top || !spec || !arity_ok(*spec, argv.size())) return false;
-  if (!s.authenticated && !(spec->flags & kNoAuth)) return false;
+  if (server_.auth_required(s) && !(spec->flags & kNoAuth)) return false;
   ClientPause& pause = server_.client_pause();
   if (!pause.covers(s, run_flags(s, *spec).any)) return false;
   pause.postpone(s);

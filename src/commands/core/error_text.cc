@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "streamd/commands/acl/acl_user.h"
+
 namespace streamd::cmd::errors {
 
 std::string migrate_io(std::string_view what) {
@@ -89,6 +91,63 @@ std::string unknown_client_type(std::string_view type) {
 
 std::string no_such_user(std::string_view user) {
   return fmt::format("ERR No such user '{}'", user);
+}
+
+std::string noperm(acl::Denied d, std::string_view user, std::string_view full_name) {
+  switch (d) {
+    case acl::Denied::kKey:
+      return "NOPERM No permissions to access a key";
+    case acl::Denied::kChannel:
+      return "NOPERM No permissions to access a channel";
+    default:
+      return fmt::format("NOPERM User {} has no permissions to run the '{}' command", user,
+                         full_name);
+  }
+}
+
+std::string acl_changed_in_exec(acl::Denied d) {
+  std::string_view reason = "no permission";
+  switch (d) {
+    case acl::Denied::kCommand:
+      reason = "no permission to execute the command or subcommand";
+      break;
+    case acl::Denied::kKey:
+      reason = "no permission to touch the specified keys";
+      break;
+    case acl::Denied::kChannel:
+      reason = "no permission to access one of the channels used as arguments";
+      break;
+    default:
+      break;
+  }
+  return fmt::format(
+      "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+      "call. This command is no longer allowed for the following reason: {}",
+      reason);
+}
+
+std::string acl_dryrun_denied(acl::Denied d, std::string_view user, std::string_view full_name,
+                              std::string_view arg) {
+  switch (d) {
+    case acl::Denied::kKey:
+      return fmt::format("User {} has no permissions to access the '{}' key", user, arg);
+    case acl::Denied::kChannel:
+      return fmt::format("User {} has no permissions to access the '{}' channel", user, arg);
+    default:
+      return fmt::format("User {} has no permissions to run the '{}' command", user, full_name);
+  }
+}
+
+std::string acl_unknown_category(std::string_view name) {
+  return fmt::format("ERR Unknown category '{}'", name.substr(0, 128));
+}
+
+std::string acl_user_not_found(std::string_view user) {
+  return fmt::format("ERR User '{}' not found", user);
+}
+
+std::string acl_command_not_found(std::string_view name) {
+  return fmt::format("ERR Command '{}' not found", name);
 }
 
 std::string_view text(engine::Err err) {

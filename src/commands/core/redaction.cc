@@ -11,6 +11,10 @@ std::vector<bool> redacted_arguments(const CommandSpec& spec,
   std::vector<bool> r(argv.size(), false);
   if (spec.full_name == "auth") {
     for (std::size_t i = 1; i < argv.size(); ++i) r[i] = true;
+  } else if (spec.full_name == "acl|setuser" || spec.full_name == "acl|deluser" ||
+             spec.full_name == "acl|getuser") {
+    // The user's name and rules (passwords among them), as Redis redacts them.
+    for (std::size_t i = 2; i < argv.size(); ++i) r[i] = true;
   } else if (spec.full_name == "migrate") {
     for (std::size_t i = 6; i < argv.size(); ++i) {
       std::size_t more = argv.size() - 1 - i;

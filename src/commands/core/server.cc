@@ -38,9 +38,33 @@ Server::Server(config::Config& cfg, const engine::Clock& clock)
       start_ms_(clock.now_ms()) {
   keyspace_.set_observer(this);
   notifier_.set_sink(&pubsub_sink_);
+  // ACL settings that live in the configuration: requirepass is the default user's password
+  // (set again on each change, as Redis; ACL SETUSER default does not change the directive),
+  // acl-pubsub-default the channels of new users, acllog-max-len the log's length.
+  auto apply_pass = [this](const config::Directive&) { acl_.set_requirepass(cfg_.requirepass()); };
+  auto apply_pubsub = [this](const config::Directive&) {
+    acl_.set_all_channels_default(cfg_.ref<std::int64_t>("acl-pubsub-default") == 1);
+  };
+  auto apply_log_len = [this](const config::Directive&) {
+    acl_.set_log_max_len(static_cast<std::size_t>(cfg_.ref<std::int64_t>("acllog-max-len")));
+  };
+  acl_listeners_.push_back(cfg_.on_change("requirepass", apply_pass));
+  acl_listeners_.push_back(cfg_.on_change("acl-pubsub-default", apply_pubsub));
+  acl_listeners_.push_back(cfg_.on_change("acllog-max-len", apply_log_len));
+  apply_pubsub(config::Directive{});
+  apply_log_len(config::Directive{});
+  if (!cfg_.requirepass().empty()) apply_pass(config::Directive{});
+  cfg_.set_user_lines([this] {
+    std::vector<std::string> lines;
+    for (const auto& [name, u] : acl_.users())
+      lines.push_back("user " + name + " " + u->describe());
+    return lines;
+  });
 }
 
 Server::~Server() {
+  for (auto id : acl_listeners_) cfg_.remove(id);
+  cfg_.set_user_lines(nullptr);
   keyspace_.set_observer(nullptr);
 }
 
@@ -280,6 +304,44 @@ void Server::cron() {
   // The latency monitor's expire-cycle event: the active expiry just done, in milliseconds.
   int64_t ms = us / 1000;
   stats_.latency.add_if_needed("expire-cycle", ms, now / 1000, cfg_.latency_monitor_threshold());
+}
+
+namespace {
+
+// Ends a session as Redis's deauthenticateAndCloseClient: back to the default user, not
+// authenticated, then closed (the running client once its reply is written).
+void deauthenticate_and_close(Server& server, Session& s) {
+  s.user = nullptr;
+  s.authenticated = false;
+  if (&s == server.running()) {
+    s.close_after_reply = true;
+  } else if (s.kill) {
+    s.kill();
+  }
+}
+
+}  // namespace
+
+void Server::close_sessions_of(const acl::User* u) {
+  std::vector<Session*> hit;
+  for (auto& [id, s] : sessions_) {
+    if (!s->master && s->user.get() == u) hit.push_back(s.get());
+  }
+  for (Session* s : hit) deauthenticate_and_close(*this, *s);
+}
+
+void Server::close_subscribers_denied(const acl::User& u) {
+  std::vector<Session*> hit;
+  for (auto& [id, s] : sessions_) {
+    if (s->master || !s->subs || &user_of(*s) != &u) continue;
+    const Subscriptions& subs = *s->subs;
+    bool denied = false;
+    for (const auto& c : subs.channels.names()) denied |= !acl::may_use_channel(u, c, false);
+    for (const auto& c : subs.shard_channels.names()) denied |= !acl::may_use_channel(u, c, false);
+    for (const auto& p : subs.patterns.names()) denied |= !acl::may_use_channel(u, p, true);
+    if (denied) hit.push_back(s.get());
+  }
+  for (Session* s : hit) deauthenticate_and_close(*this, *s);
 }
 
 }  // namespace streamd::cmd

@@ -27,6 +27,9 @@ void Stats::reset() {
   eventloop_us = 0;
   eventloop_cmd_us = 0;
   acl_denied_auth = 0;
+  acl_denied_cmd = 0;
+  acl_denied_key = 0;
+  acl_denied_channel = 0;
   commands.clear();
   errors.clear();
   samples.clear();

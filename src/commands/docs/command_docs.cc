@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <memory>
 #include <unordered_map>
 
 #include "command_docs_internal.h"
@@ -22,7 +23,8 @@ const Registry& registry() {
   static const Registry* r = [] {
     auto* reg = new Registry;
     reg->extra = hand_written_docs();
-    for (std::span<const RawDoc> part : {kGeneratedDocs1, kGeneratedDocs2, kGeneratedDocs3}) {
+    for (std::span<const RawDoc> part :
+         {kGeneratedDocs1, kGeneratedDocs2, kGeneratedDocs3, kGeneratedDocs4}) {
       for (const RawDoc& d : part)
         reg->docs.push_back({d.name, d.info_tail, d.doc_pairs, d.doc_body});
     }
@@ -337,12 +339,7 @@ std::vector<std::string_view> flag_names(uint32_t flags) {
 }
 
 std::span<const std::string_view> known_acl_categories() {
-  static constexpr std::string_view kCategories[] = {
-      "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-      "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-      "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting",
-  };
-  return kCategories;
+  return acl_category_names();
 }
 
 std::vector<std::string> acl_categories(const CommandSpec& spec) {
@@ -365,6 +362,64 @@ std::vector<std::string> acl_categories(const CommandSpec& spec) {
                    [&](std::string_view a, std::string_view b) { return rank(a) < rank(b); });
   std::vector<std::string> out;
   for (auto w : words) out.push_back("@" + std::string(w));
+  return out;
+}
+
+namespace {
+
+// Key specs marked variable_flags depend on the arguments; Redis resolves them per command. Of
+// streamd's commands only SET has one: with GET the key is read and written, else overwritten.
+std::vector<std::string> variable_key_flags(const CommandSpec& spec,
+                                            std::span<const std::string_view> line) {
+  if (spec.full_name == "set") {
+    for (std::size_t i = 3; i < line.size(); ++i) {
+      if (iequals(line[i], "get")) return {"RW", "access", "update"};
+    }
+    return {"OW", "update"};
+  }
+  return {};
+}
+
+// The parsed key specs of each row, by CommandSpec::id: parsed once (ACL checks every command
+// of a restricted user with them). The command table is built before any lookup and not after.
+const std::vector<KeySpec>& cached_key_specs(const CommandSpec& spec) {
+  static std::vector<std::unique_ptr<std::vector<KeySpec>>> cache;
+  auto i = static_cast<std::size_t>(spec.id);
+  if (i >= cache.size()) cache.resize(i + 1);
+  if (!cache[i]) {
+    cache[i] = std::make_unique<std::vector<KeySpec>>();
+    if (const CommandDoc* d = find(spec.full_name)) *cache[i] = key_specs(*d);
+  }
+  return *cache[i];
+}
+
+}  // namespace
+
+std::vector<KeyFlags> keys_with_flags(const CommandSpec& spec,
+                                      std::span<const std::string_view> line) {
+  std::vector<int> keys = CommandTable::key_positions(spec, line);
+  std::vector<KeyFlags> out;
+  if (keys.empty()) return out;
+  // Each key gets the flags of the key spec that selects its position.
+  const std::vector<KeySpec>& specs = cached_key_specs(spec);
+  std::vector<std::vector<int>> selected;
+  for (const auto& ks : specs) selected.push_back(evaluate(ks, line));
+  for (int k : keys) {
+    const std::vector<std::string>* flags = nullptr;
+    for (std::size_t i = 0; i < specs.size() && !flags; ++i) {
+      if (std::find(selected[i].begin(), selected[i].end(), k) != selected[i].end()) {
+        flags = &specs[i].flags;
+      }
+    }
+    if (!flags && !specs.empty()) flags = &specs.front().flags;
+    KeyFlags kf{k, {}};
+    if (flags && std::find(flags->begin(), flags->end(), "variable_flags") != flags->end()) {
+      kf.flags = variable_key_flags(spec, line);
+    } else if (flags) {
+      kf.flags = *flags;
+    }
+    out.push_back(std::move(kf));
+  }
   return out;
 }
 

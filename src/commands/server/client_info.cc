@@ -65,13 +65,13 @@ std::string client_info_line(Server& server, const Session& s, const Context* ru
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} watch={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} "
-      "oll=0 omem={} tot-mem={} events={} cmd={} user=default redir={} resp={} lib-name={} "
+      "oll=0 omem={} tot-mem={} events={} cmd={} user={} redir={} resp={} lib-name={} "
       "lib-ver={} io-thread=0",
       s.id, s.addr, s.laddr, s.fd, s.name, age, idle, client_flags(s), s.db,
       s.subs ? s.subs->channels.size() : 0, s.subs ? s.subs->patterns.size() : 0,
       s.subs ? s.subs->shard_channels.size() : 0, multi, s.watched.size(), s.query_buffer,
       s.query_buffer_free, argv_mem, multi_mem, s.output_buffer, s.output_buffer, s.output_buffer,
-      s.output_buffer, tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd,
+      s.output_buffer, tot_mem, s.output_buffer > 0 ? "rw" : "r", cmd, server.user_of(s).name,
       s.tracking.on ? static_cast<long long>(s.tracking.redirect) : -1, static_cast<int>(s.proto),
       s.lib_name, s.lib_ver);
 }

@@ -1,12 +1,13 @@
 // Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and the CLIENT container.
 //
 // Replies follow redis-server 7.0.15 byte for byte. CLIENT SETINFO and CLIENT NO-TOUCH come from
-// Redis 7.2 (client libraries send SETINFO on connect and expect OK). There is one user,
-// "default": without requirepass it accepts any password, with requirepass only that one.
+// Redis 7.2 (client libraries send SETINFO on connect and expect OK). Users are the ACL's
+// (commands/acl/acl.h); requirepass is the default user's password.
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "streamd/commands/acl/acl.h"
 #include "streamd/commands/core/args.h"
 #include "streamd/commands/core/context.h"
 #include "streamd/commands/core/dispatch.h"
@@ -21,19 +22,21 @@ namespace streamd::cmd {
 
 namespace {
 
-// The password of the "default" user; empty when requirepass is not set.
-std::string_view requirepass(Context& ctx) {
-  return ctx.server.config().requirepass();
-}
-
-// AUTH / HELLO AUTH: true if the pair is valid (and the session is then authenticated).
+// AUTH / HELLO AUTH: true if the pair is valid (the session then runs as that user). A refusal
+// is counted and written to the ACL log under the name the client gave.
 bool authenticate(Context& ctx, std::string_view user, std::string_view pass) {
-  std::string_view required = requirepass(ctx);
-  if (user != "default" || (!required.empty() && pass != required)) {
+  std::shared_ptr<acl::User> u = ctx.server.acl().authenticate(user, pass);
+  Session& s = ctx.session;
+  if (!u) {
     ++ctx.server.stats().acl_denied_auth;  // INFO's acl_access_denied_auth
+    ctx.server.acl().log(acl::LogReason::kAuth,
+                         s.in_multi ? acl::LogContext::kMulti : acl::LogContext::kToplevel,
+                         std::string(ctx.arg(0)), std::string(user),
+                         client_info_line(ctx.server, s, &ctx), ctx.server.clock().now_ms());
     return false;
   }
-  ctx.session.authenticated = true;
+  s.user = std::move(u);
+  s.authenticated = true;
   return true;
 }
 
@@ -114,7 +117,7 @@ void auth(Context& ctx) {
   if (ctx.argc() > 3) return ctx.reply.error(errors::kSyntax);
   std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : std::string_view("default");
   std::string_view pass = ctx.arg(ctx.argc() - 1);
-  if (ctx.argc() == 2 && requirepass(ctx).empty()) {
+  if (ctx.argc() == 2 && ctx.server.acl().default_user()->nopass) {
     return ctx.reply.error(errors::kAuthNoPassword);
   }
   if (!authenticate(ctx, user, pass)) return ctx.reply.error(errors::kWrongPass);
@@ -137,7 +140,8 @@ void quit(Context& ctx) {
 }
 
 // RESET: back to the state of a new connection (protocol 2, db 0, no name, no MULTI/WATCH, not
-// monitoring, no subscriptions, replies on) and, when a password is required, not authenticated.
+// monitoring, no subscriptions, replies on), the default user, not authenticated when it needs a
+// password.
 void reset(Context& ctx) {
   Session& s = ctx.session;
   ctx.server.pubsub().unsubscribe_all(s);
@@ -151,7 +155,9 @@ void reset(Context& ctx) {
   s.name.clear();
   s.proto = resp::Protocol::kResp2;
   ctx.reply.set_protocol(s.proto);
-  if (!requirepass(ctx).empty()) s.authenticated = false;
+  s.user = nullptr;  // the default user, authenticated only if it needs no password
+  const acl::User& d = *ctx.server.acl().default_user();
+  s.authenticated = d.nopass && d.enabled;
   ctx.reply.simple("RESET");
 }
 
@@ -252,11 +258,12 @@ struct KillFilter {
   long long max_age = 0;  // seconds; 0: any age (Redis 7.4's MAXAGE)
   std::optional<ClientType> type;
   std::optional<std::string_view> addr, laddr;
+  const acl::User* user = nullptr;
   bool skipme = true;
 };
 
 // False with the error in the cursor; values are checked in the order the filters come.
-bool parse_kill_filter(ArgCursor& cur, KillFilter& f) {
+bool parse_kill_filter(Server& server, ArgCursor& cur, KillFilter& f) {
   while (!cur.done()) {
     if (!cur.require(cur.remaining() >= 2, errors::kSyntax)) return false;
     std::string_view opt = cur.next(), val = cur.next();
@@ -279,7 +286,9 @@ bool parse_kill_filter(ArgCursor& cur, KillFilter& f) {
     } else if (iequals(opt, "laddr")) {
       f.laddr = val;
     } else if (iequals(opt, "user")) {
-      if (!cur.require(val == "default", errors::no_such_user(val))) return false;
+      std::shared_ptr<acl::User> u = server.acl().find(val);
+      if (!cur.require(u != nullptr, errors::no_such_user(val))) return false;
+      f.user = u.get();
     } else if (iequals(opt, "skipme")) {
       if (iequals(val, "yes")) {
         f.skipme = true;
@@ -312,14 +321,15 @@ void client_kill(Context& ctx) {
   // New form: CLIENT KILL <filter> <value> ... Every filter given must match.
   KillFilter f;
   ArgCursor cur(ctx.argv, 2);
-  if (!parse_kill_filter(cur, f)) return ctx.reply.error(cur.error());
-  const auto& [want_id, max_age, want_type, want_addr, want_laddr, skipme] = f;
+  if (!parse_kill_filter(ctx.server, cur, f)) return ctx.reply.error(cur.error());
+  const auto& [want_id, max_age, want_type, want_addr, want_laddr, want_user, skipme] = f;
   std::vector<uint64_t> targets;
   for (auto& [id, s] : ctx.server.sessions()) {
     if (want_id && static_cast<long long>(id) != *want_id) continue;
     if (want_type && client_type(*s) != *want_type) continue;
     if (want_addr && s->addr != *want_addr) continue;
     if (want_laddr && s->laddr != *want_laddr) continue;
+    if (want_user && &ctx.server.user_of(*s) != want_user) continue;
     if (skipme && id == ctx.session.id) continue;
     // Ages in whole seconds, as Redis compares them (a client of 1.9 s is 1 s old).
     if (max_age != 0 && ctx.now_ms / 1000 - s->created_ms / 1000 < max_age) continue;

@@ -402,9 +402,9 @@ void stats_section(Context& ctx, Section& s) {
   s.add("instantaneous_eventloop_duration_usec", st.recent_cycle_us());
   s.add("acl_access_denied_auth", st.acl_denied_auth);
   // Only the default user, with no command, key or channel rules: nothing else can be denied.
-  s.add("acl_access_denied_cmd", 0);
-  s.add("acl_access_denied_key", 0);
-  s.add("acl_access_denied_channel", 0);
+  s.add("acl_access_denied_cmd", st.acl_denied_cmd);
+  s.add("acl_access_denied_key", st.acl_denied_key);
+  s.add("acl_access_denied_channel", st.acl_denied_channel);
   // streamd's own (STREAMD.DEADLETTER), after Redis's fields: entries moved to dead-letter
   // streams since the server started.
   s.add("streamd_dead_lettered_entries", st.dead_lettered);

@@ -230,50 +230,18 @@ void command_getkeys(Context& ctx) {
   for (int k : keys) ctx.reply.bulk(line[static_cast<std::size_t>(k)]);
 }
 
-// Key specs marked variable_flags depend on the arguments; Redis resolves them per command. Of
-// streamd's commands only SET has one: with GET the key is read and written, else overwritten.
-std::vector<std::string> variable_key_flags(const CommandSpec& spec,
-                                            std::span<const std::string_view> line) {
-  if (spec.full_name == "set") {
-    for (std::size_t i = 3; i < line.size(); ++i) {
-      if (iequals(line[i], "get")) return {"RW", "access", "update"};
-    }
-    return {"OW", "update"};
-  }
-  return {};
-}
-
 void command_getkeysandflags(Context& ctx) {
   auto line = ctx.argv.subspan(2);
   const CommandSpec* spec = getkeys_target(ctx, line);
   if (!spec) return;
-  std::vector<int> keys = CommandTable::key_positions(*spec, line);
+  std::vector<docs::KeyFlags> keys = docs::keys_with_flags(*spec, line);
   if (keys.empty()) return ctx.reply.error(errors::kNoKeyArguments);
-  // Each key gets the flags of the key spec that selects its position.
-  std::vector<docs::KeySpec> specs;
-  if (const docs::CommandDoc* d = docs::find(spec->full_name)) specs = docs::key_specs(*d);
-  std::vector<std::vector<int>> selected;
-  for (const auto& ks : specs) selected.push_back(docs::evaluate(ks, line));
   ctx.reply.array(keys.size());
-  for (int k : keys) {
-    const std::vector<std::string>* flags = nullptr;
-    for (std::size_t i = 0; i < specs.size() && !flags; ++i) {
-      if (std::find(selected[i].begin(), selected[i].end(), k) != selected[i].end()) {
-        flags = &specs[i].flags;
-      }
-    }
-    if (!flags && !specs.empty()) flags = &specs.front().flags;
-    std::vector<std::string> resolved;
-    if (flags && std::find(flags->begin(), flags->end(), "variable_flags") != flags->end()) {
-      resolved = variable_key_flags(*spec, line);
-      flags = &resolved;
-    }
+  for (const docs::KeyFlags& k : keys) {
     ctx.reply.array(2);
-    ctx.reply.bulk(line[static_cast<std::size_t>(k)]);
-    ctx.reply.set(flags ? flags->size() : 0);
-    if (flags) {
-      for (const auto& f : *flags) ctx.reply.simple(f);
-    }
+    ctx.reply.bulk(line[static_cast<std::size_t>(k.pos)]);
+    ctx.reply.set(k.flags.size());
+    for (const auto& f : k.flags) ctx.reply.simple(f);
   }
 }
 

@@ -159,12 +159,24 @@ TEST(RedisDirectives, ClusterModeIsRefused) {
             "at line 1\n>>> 'cluster-enabled yes'\nstreamd does not run in cluster mode");
 }
 
-TEST(RedisDirectives, AclDirectivesStayUnknown) {
-  // No ACLs: a file that restricts users must not load as if it did.
+TEST(RedisDirectives, UserLinesAndAclfileAreKept) {
+  // The config layer keeps `user` lines, in order, for startup to apply (it knows no ACL rules);
+  // a `user` line needs a name. aclfile is a plain directive, immutable as in Redis.
   ScratchDir dir;
   Config cfg;
-  EXPECT_NE(load_error(cfg, dir.write("a.conf", "user default off\n")), "no error");
-  EXPECT_NE(load_error(cfg, dir.write("b.conf", "aclfile /etc/redis/users.acl\n")), "no error");
+  EXPECT_EQ(load_error(cfg, dir.write("a.conf",
+                                      "user default off\nuser alice on >p ~* +@all\n"
+                                      "aclfile /etc/redis/users.acl\n")),
+            "no error");
+  ASSERT_EQ(cfg.users().size(), 2u);
+  EXPECT_EQ(cfg.users()[0].words, (std::vector<std::string>{"default", "off"}));
+  EXPECT_EQ(cfg.users()[1].words, (std::vector<std::string>{"alice", "on", ">p", "~*", "+@all"}));
+  EXPECT_EQ(cfg.users()[1].at.line, 2);
+  EXPECT_EQ(cfg.get("aclfile"), "/etc/redis/users.acl");
+  EXPECT_NE(load_error(cfg, dir.write("b.conf", "user\n")), "no error");
+  EXPECT_EQ(set(cfg, {"aclfile", "/tmp/x.acl"}),
+            "ERR CONFIG SET failed (possibly related to argument 'aclfile') - can't set immutable "
+            "config");
 }
 
 TEST(RedisDirectives, ProtectedConfigsChangeOnlyWhenAllowed) {

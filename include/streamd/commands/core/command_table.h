@@ -74,7 +74,17 @@ struct CommandSpec {
   // Filled in by CommandTable::add: "xgroup|create" for subcommands, the name otherwise. Used in
   // arity errors and INFO commandstats.
   std::string full_name = {};
+  // Filled in by CommandTable::add: a number unique to this row (subcommands included), dense
+  // from 0, indexing ACL command bitmaps; and acl_categories as bits of acl_category_bit().
+  int id = -1;
+  uint64_t acl_bits = 0;
 };
+
+// The ACL categories Redis has, in Redis's order (ACL CAT lists them so; COMMAND INFO orders a
+// command's categories so).
+std::span<const std::string_view> acl_category_names();
+// The bit of a category name (without '@', case-insensitive); 0 if unknown.
+uint64_t acl_category_bit(std::string_view name);
 
 // What a command line names: `top` is the row argv[0] names (null if none); `spec` is the row that
 // runs: `top` itself, or the subcommand argv[1] names when `top` is a container. A container
@@ -109,6 +119,8 @@ class CommandTable {
   const CommandSpec* find_full_name(std::string_view name) const;
 
   const std::vector<CommandSpec>& all() const { return commands_; }
+  // One more than the largest CommandSpec::id.
+  int id_count() const { return next_id_; }
 
   // rename-command (applied by main once every command is registered; add() would undo it):
   // the command `from` names now (case-insensitively) answers to `to` only, or to nothing when
@@ -142,6 +154,7 @@ class CommandTable {
   };
   std::vector<NameWords> words_;
   std::size_t longest_name_ = 0;  // no longer name can be found
+  int next_id_ = 0;
 };
 
 // Key positions (first, last, step) of a plain row.
@@ -182,6 +195,7 @@ void register_latency_commands(CommandTable& t);        // LATENCY
 void register_stream_commands(CommandTable& t);
 void register_pubsub_commands(CommandTable& t);
 void register_replication_commands(CommandTable& t);  // commands/repl/
+void register_acl_commands(CommandTable& t);          // commands/acl/
 void register_all_commands(CommandTable& t);
 
 }  // namespace streamd::cmd

@@ -68,6 +68,11 @@ class Dispatcher {
   DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
                      std::string& out, int64_t rerun_deadline, bool argv_is_request = false);
 
+  // ACL: "" when `s`'s user may run the line, else the NOPERM text (logged and counted). In EXEC
+  // (`in_exec`) the text says the rules changed since the command was queued.
+  std::string acl_refusal(Session& s, const CommandSpec& spec,
+                          std::span<const std::string_view> argv, bool in_exec);
+
   // The flags a command runs with: its own, and for EXEC inside MULTI those of every queued
   // command folded in (Redis's mstate.cmd_flags / cmd_inv_flags): `any` has a flag when one of
   // them has it, `all` when every one has it (kStale: the whole transaction may run stale).

@@ -9,6 +9,10 @@
 
 #include "streamd/engine/status.h"
 
+namespace streamd::cmd::acl {
+enum class Denied : int;
+}
+
 namespace streamd::cmd::errors {
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
@@ -253,6 +257,36 @@ std::string invalid_client_attr(std::string_view attr);
 std::string unknown_client_type(std::string_view type);
 // "ERR No such user 'bob'"
 std::string no_such_user(std::string_view user);
+
+// ---- ACL --------------------------------------------------------------------------------------
+inline constexpr std::string_view kAclUserSpaces =
+    "ERR Usernames can't contain spaces or null characters";
+inline constexpr std::string_view kAclDefaultUndeletable =
+    "ERR The 'default' user cannot be removed";
+inline constexpr std::string_view kAclNoFile =
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users "
+    "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis "
+    "configuration file set) in order to store users in the Redis configuration.";
+inline constexpr std::string_view kAclSaveFailed =
+    "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+    "information";
+inline constexpr std::string_view kAclGenpassBits =
+    "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
+    "number up to 4096";
+// "NOPERM User alice has no permissions to run the 'set' command", "NOPERM No permissions to
+// access a key" / "... a channel" (dispatch's refusal).
+std::string noperm(acl::Denied d, std::string_view user, std::string_view full_name);
+// EXEC's answer for a queued command the user may no longer run.
+std::string acl_changed_in_exec(acl::Denied d);
+// ACL DRYRUN's refusal (a bulk string, not an error): "User alice has no permissions to access
+// the 'k' key".
+std::string acl_dryrun_denied(acl::Denied d, std::string_view user, std::string_view full_name,
+                              std::string_view arg);
+// "ERR Unknown category 'foo'"
+std::string acl_unknown_category(std::string_view name);
+// "ERR User 'bob' not found", "ERR Command 'foo' not found" (ACL DRYRUN)
+std::string acl_user_not_found(std::string_view user);
+std::string acl_command_not_found(std::string_view name);
 
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' "
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "streamd/commands/acl/acl.h"
 #include "streamd/commands/core/blocking.h"
 #include "streamd/commands/core/client_pause.h"
 #include "streamd/commands/core/memory_limit.h"
@@ -70,6 +71,23 @@ class Server final : public engine::KeyObserver {
   PubSub& pubsub() { return pubsub_; }
   // Client-side caching (CLIENT TRACKING): told of every changed key by signal_modified.
   ClientTracking& tracking() { return tracking_; }
+  // ACL users and log (commands/acl/acl.h).
+  acl::Acl& acl() { return acl_; }
+  // The user a session runs as (its own, or the default user).
+  const acl::User& user_of(const Session& s) const {
+    return s.user ? *s.user : *acl_.default_user();
+  }
+  // Whether a session must AUTH first: not authenticated, and the default user needs a password
+  // (or is off). Decided at each command, as Redis's authRequired.
+  bool auth_required(const Session& s) const {
+    const acl::User& d = *acl_.default_user();
+    return !s.authenticated && !(d.nopass && d.enabled);
+  }
+  // Closes the connections of sessions running as `u` (ACL DELUSER, ACL LOAD), the caller's
+  // after its reply.
+  void close_sessions_of(const acl::User* u);
+  // Closes subscribed connections of `u` whose channels it may no longer use (ACL SETUSER).
+  void close_subscribers_denied(const acl::User& u);
   // The client whose command runs (Dispatcher::run sets it; null between commands, in cron).
   Session* running() const { return running_; }
   void set_running(Session* s) { running_ = s; }
@@ -266,6 +284,8 @@ class Server final : public engine::KeyObserver {
   PubSub pubsub_;
   PubSubSink pubsub_sink_{pubsub_};  // the notifier's sink (set in the constructor)
   ClientTracking tracking_{[this](uint64_t id) { return session(id); }};
+  acl::Acl acl_;
+  std::vector<config::Config::ListenerId> acl_listeners_;
   Session* running_ = nullptr;
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t last_client_id_ = 0;

@@ -112,9 +112,12 @@ struct Stats {
   uint64_t eventloop_cycles = 0;
   uint64_t eventloop_us = 0;
   uint64_t eventloop_cmd_us = 0;
-  // AUTH / HELLO AUTH attempts refused (acl_access_denied_auth). streamd has only the default
-  // user and no ACL rules, so no command, key or channel can be denied.
+  // ACL refusals (INFO acl_access_denied_*): AUTH / HELLO AUTH attempts, commands, keys and
+  // channels a user may not use.
   uint64_t acl_denied_auth = 0;
+  uint64_t acl_denied_cmd = 0;
+  uint64_t acl_denied_key = 0;
+  uint64_t acl_denied_channel = 0;
   CommandStatsTable commands;
   std::map<std::string, uint64_t> errors;  // error code ("ERR", "WRONGTYPE") → count
 

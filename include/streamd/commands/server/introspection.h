@@ -47,6 +47,14 @@ struct KeySpec {
 std::vector<KeySpec> key_specs(const CommandDoc& doc);
 // The argument indexes the key spec selects in argv (argv[0] is the command name).
 std::vector<int> evaluate(const KeySpec& spec, std::span<const std::string_view> argv);
+// The keys of a command line with the flags of the key spec that selects each (COMMAND
+// GETKEYSANDFLAGS, ACL key checks): positions in `line`, whose [0] is the command name.
+struct KeyFlags {
+  int pos;
+  std::vector<std::string> flags;
+};
+std::vector<KeyFlags> keys_with_flags(const CommandSpec& spec,
+                                      std::span<const std::string_view> line);
 
 // Names of the flags set in `flags`, in the order COMMAND INFO lists them.
 std::vector<std::string_view> flag_names(uint32_t flags);
