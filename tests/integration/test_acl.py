@@ -116,6 +116,25 @@ class AclClientTest(unittest.TestCase):
         self.assertEqual(a.acl_deluser("worker"), 1)
         assert_user_gone(self, a, w, "worker")
 
+    @unittest.skipIf(SELFTEST and "redis-main" not in servers.REDIS_SERVER,
+                     "redis-server 7.0.15 serves a woken reader without checking again")
+    def test_a_woken_reader_is_checked_again(self):
+        # Redis 7.2+ processes a woken blocked command again, ACL check included: a reader whose
+        # rules lost the command while it waited gets NOPERM instead of the entry.
+        a = self.admin
+        a.acl_setuser("reader", enabled=True, passwords=["+r"], keys=["s"],
+                      commands=["+xread", "+xadd"], reset=True)
+        c = self.server.client()
+        self.addCleanup(c.close)
+        self.assertEqual(c.call_raw("AUTH", "reader", "r"), b"+OK\r\n")
+        c.send_command("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+        self.assertFalse(c.has_data(0.1))
+        a.acl_setuser("reader", commands=["-xread"])
+        a.xadd("s", {"f": "v"}, id="1-1")
+        self.assertEqual(c.read_raw(),
+                         b"-NOPERM User reader has no permissions to run the 'xread' command\r\n")
+        self.assertEqual(c.call_raw("XADD", "s", "2-1", "f", "v"), b"$3\r\n2-1\r\n")
+
     def test_requirepass_and_the_default_user(self):
         a = self.admin
         a.config_set("requirepass", "pw")

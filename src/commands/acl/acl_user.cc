@@ -254,7 +254,9 @@ Check check_selector(const Selector& s, const CommandSpec& spec,
   if (!s.all_commands && !(spec.flags & kNoAuth) && !s.allows(spec.id)) {
     auto it = s.first_args.find(spec.id);
     if (argv.size() < 2 || it == s.first_args.end()) return {Denied::kCommand, 0};
-    std::string_view first = argv[is_subcommand(spec) ? 2 : 1];
+    std::size_t at = is_subcommand(spec) ? 2 : 1;
+    if (at >= argv.size()) return {Denied::kCommand, 0};
+    std::string_view first = argv[at];
     if (std::none_of(it->second.begin(), it->second.end(),
                      [&](const std::string& a) { return iequals(a, first); })) {
       return {Denied::kCommand, 0};

@@ -398,7 +398,23 @@ DispatchResult Dispatcher::rerun_blocked(Session& s, const std::vector<std::stri
   const CommandSpec* spec = table_.lookup(views).spec;
   if (!spec || !s.out) return DispatchResult::kDone;
   DeferPushes defer(s, *s.out);
+  // Woken, the command is processed again, ACL check included (Redis 7.2+): a user whose rules
+  // changed while it waited gets NOPERM.
+  if (std::string e = acl_refusal(s, *spec, views, false); !e.empty()) {
+    reply_refusal(s, *spec, *s.out, e);
+    return DispatchResult::kDone;
+  }
   return run(s, *spec, views, *s.out, deadline_ms);
+}
+
+void Dispatcher::reply_refusal(Session& s, const CommandSpec& spec, std::string& out,
+                               std::string_view error) {
+  resp::ReplyWriter w(out, s.proto);
+  w.error(error);
+  Stats& st = server_.stats();
+  ++st.total_error_replies;
+  ++st.errors[std::string(w.last_error_code())];
+  ++st.commands.of(spec.full_name).rejected_calls;
 }
 
 void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> argv,
@@ -407,12 +423,7 @@ void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> ar
   if (!spec) return;  // validated when queued
   // The user's rules may have changed since the command was queued: checked again, as Redis.
   if (std::string e = acl_refusal(s, *spec, argv, true); !e.empty()) {
-    resp::ReplyWriter w(out, s.proto);
-    w.error(e);
-    Stats& st = server_.stats();
-    ++st.total_error_replies;
-    ++st.errors[std::string(w.last_error_code())];
-    ++st.commands.of(spec->full_name).rejected_calls;
+    reply_refusal(s, *spec, out, e);
     return;
   }
   run(s, *spec, argv, out, -1);

@@ -72,6 +72,8 @@ class Dispatcher {
   // (`in_exec`) the text says the rules changed since the command was queued.
   std::string acl_refusal(Session& s, const CommandSpec& spec,
                           std::span<const std::string_view> argv, bool in_exec);
+  // Writes a refusal found after queueing or blocking (no reject() there) and counts it.
+  void reply_refusal(Session& s, const CommandSpec& spec, std::string& out, std::string_view error);
 
   // The flags a command runs with: its own, and for EXEC inside MULTI those of every queued
   // command folded in (Redis's mstate.cmd_flags / cmd_inv_flags): `any` has a flag when one of
