@@ -217,7 +217,8 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
     } else if (s.in_multi && (spec->flags & kNoMulti)) {
       // Right after the AUTH check, as Redis orders it; the transaction then aborts at EXEC.
       reject(spec, errors::kNotAllowedInMulti);
-    } else if (std::string e = acl_refusal(s, *spec, argv, false); !e.empty()) {
+    } else if (std::string e = acl_checked(s) ? acl_refusal(s, *spec, argv, false) : std::string();
+               !e.empty()) {
       reject(spec, e);
     } else if (out_of_memory(s, *spec)) {
       reject(spec, errors::kOom);
@@ -400,7 +401,8 @@ DispatchResult Dispatcher::rerun_blocked(Session& s, const std::vector<std::stri
   DeferPushes defer(s, *s.out);
   // Woken, the command is processed again, ACL check included (Redis 7.2+): a user whose rules
   // changed while it waited gets NOPERM.
-  if (std::string e = acl_refusal(s, *spec, views, false); !e.empty()) {
+  if (std::string e = acl_checked(s) ? acl_refusal(s, *spec, views, false) : std::string();
+      !e.empty()) {
     reply_refusal(s, *spec, *s.out, e);
     return DispatchResult::kDone;
   }
@@ -422,7 +424,8 @@ void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> ar
   const CommandSpec* spec = table_.lookup(argv).spec;
   if (!spec) return;  // validated when queued
   // The user's rules may have changed since the command was queued: checked again, as Redis.
-  if (std::string e = acl_refusal(s, *spec, argv, true); !e.empty()) {
+  if (std::string e = acl_checked(s) ? acl_refusal(s, *spec, argv, true) : std::string();
+      !e.empty()) {
     reply_refusal(s, *spec, out, e);
     return;
   }
@@ -431,9 +434,7 @@ void Dispatcher::execute_queued(Session& s, std::span<const std::string_view> ar
 
 std::string Dispatcher::acl_refusal(Session& s, const CommandSpec& spec,
                                     std::span<const std::string_view> argv, bool in_exec) {
-  if (s.master || s.aof_loader) return {};
   const acl::User& u = server_.user_of(s);
-  if (u.unrestricted()) return {};
   acl::Check c = acl::check_command(u, spec, argv);
   if (c.denied == acl::Denied::kNone) return {};
   Stats& st = server_.stats();

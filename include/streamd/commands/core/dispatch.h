@@ -68,8 +68,15 @@ class Dispatcher {
   DispatchResult run(Session& s, const CommandSpec& spec, std::span<const std::string_view> argv,
                      std::string& out, int64_t rerun_deadline, bool argv_is_request = false);
 
-  // ACL: "" when `s`'s user may run the line, else the NOPERM text (logged and counted). In EXEC
-  // (`in_exec`) the text says the rules changed since the command was queued.
+  // Whether `s`'s commands are checked against its ACL user: not for the master link, the AOF
+  // loader or an unrestricted user (the default user unless changed), so that the usual case
+  // costs a few loads inline.
+  bool acl_checked(const Session& s) const {
+    return !s.master && !s.aof_loader && !server_.user_of(s).unrestricted();
+  }
+  // ACL, for a session acl_checked() selects: "" when its user may run the line, else the NOPERM
+  // text (logged and counted). In EXEC (`in_exec`) the text says the rules changed since the
+  // command was queued.
   std::string acl_refusal(Session& s, const CommandSpec& spec,
                           std::span<const std::string_view> argv, bool in_exec);
   // Writes a refusal found after queueing or blocking (no reject() there) and counts it.
