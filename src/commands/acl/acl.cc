@@ -213,11 +213,19 @@ std::optional<std::string> Acl::load_config_user(const std::vector<std::string>&
   std::size_t open_at = 0;
   auto merged = merge_selector_args(rules, &open_at);
   if (!merged) return fmt::format("Error in user declaration '{}': Syntax error", rules[open_at]);
-  User staged = name == "default" ? *default_ : User(name, all_channels_default_);
+  // A new user, or the default user reset (as Redis's ACLLoadConfiguredUsers): a `user default`
+  // line says the whole of it.
+  User staged(name, all_channels_default_);
   for (const std::string& r : *merged) {
     if (RuleError e = staged.apply(r, all_channels_default_); e != RuleError::kNone) {
       return fmt::format("Error in user declaration '{}': {}", r, rule_error_text(e));
     }
+  }
+  if (!staged.enabled) {
+    spdlog::info(
+        "The user '{}' is disabled (there is no 'on' modifier in the user description). Make "
+        "sure this is not a configuration error.",
+        name);
   }
   if (name == "default") {
     *default_ = std::move(staged);

@@ -172,6 +172,22 @@ TEST(Acl, RequirepassIsTheDefaultUsersPassword) {
   EXPECT_TRUE(acl.default_user()->nopass);
 }
 
+TEST(Acl, ConfigLinesDefineWholeUsers) {
+  Acl acl;
+  acl.set_requirepass("x");
+  // `user default ...` resets the default user first (requirepass, its keys and commands gone).
+  ASSERT_EQ(acl.load_config_user({"default", "on", "nopass", "+get"}), std::nullopt);
+  EXPECT_EQ(acl.default_user()->describe(), "on nopass sanitize-payload resetchannels -@all +get");
+  ASSERT_EQ(acl.load_config_user({"alice", "on", ">p", "(~a", "+set)"}), std::nullopt);
+  EXPECT_EQ(acl.find("alice")->selectors.size(), 2u);
+  EXPECT_EQ(acl.load_config_user({"alice", "on"}),
+            "Error in user declaration 'alice': Duplicate user found. A user can only be defined "
+            "once in config files");
+  EXPECT_EQ(acl.load_config_user({"bob", "on", "bogus"}),
+            "Error in user declaration 'bogus': Syntax error");
+  EXPECT_EQ(acl.find("bob"), nullptr);
+}
+
 TEST(Acl, FileLoadsWholeOrNotAtAll) {
   Acl acl;
   auto before = acl.default_user();

@@ -73,8 +73,8 @@ struct Session {
   int db = 0;
   resp::Protocol proto = resp::Protocol::kResp2;
   bool authenticated = true;  // false until AUTH when the default user needs a password
-  // The ACL user this client runs as (commands/acl/acl.h); null stands for the default user
-  // (sessions made outside a listener: the REST API's, tests'). The master link and the AOF
+  // The ACL user this client runs as (commands/acl/acl.h) once it authenticated; null stands for
+  // the default user (a new connection, a REST request, RESET). The master link and the AOF
   // loader are never checked.
   std::shared_ptr<acl::User> user;
   int64_t created_ms = 0;
