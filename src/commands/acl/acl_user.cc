@@ -73,9 +73,20 @@ void update_rules(Selector& s, std::string_view rule, bool allow) {
   s.rules = std::move(kept);
 }
 
-// A command by the name ACL rules use (the original names: rename-command does not change them).
+// A command by the name ACL rules use: "get", "config|get", case-insensitive. The original names,
+// as Redis's ACLLookupCommand (server.orig_commands): rename-command changes what clients type,
+// not what rules say. A scan, not the table's lookup (which follows renames): rules are rare.
 const CommandSpec* rule_command(std::string_view name) {
-  return CommandTable::instance().find_full_name(name);
+  std::size_t bar = name.find('|');
+  std::string_view top = name.substr(0, bar);
+  for (const CommandSpec& c : CommandTable::instance().all()) {
+    if (!iequals(c.name, top)) continue;
+    if (bar == std::string_view::npos) return &c;
+    std::string_view sub = name.substr(bar + 1);
+    if (sub.find('|') != std::string_view::npos) return nullptr;
+    return CommandTable::find_sub(c, sub);
+  }
+  return nullptr;
 }
 
 bool is_subcommand(const CommandSpec& c) {

@@ -87,6 +87,17 @@ TEST(AclUser, RuleErrorsAreRedisOnes) {
   EXPECT_EQ(run(u, {"select", "1"}).denied, Denied::kCommand);
 }
 
+TEST(AclUser, RulesNameCommandsByTheirOriginalNames) {
+  // rename-command changes what clients type, not what ACL rules say (Redis's orig_commands).
+  CommandTable& t = CommandTable::instance();
+  ASSERT_EQ(t.rename("config", "cfgx"), CommandTable::RenameResult::kOk);
+  User u("alice", false);
+  EXPECT_EQ(apply(u, {"+config|get", "-config|set", "+config"}), RuleError::kNone);
+  EXPECT_EQ(apply(u, {"+cfgx"}), RuleError::kUnknownCommand);
+  EXPECT_EQ(run(u, {"cfgx", "get", "x"}).denied, Denied::kNone);
+  t.forget_renames();
+}
+
 TEST(AclCheck, KeysNeedTheirAccessKind) {
   User u("alice", false);
   ASSERT_EQ(apply(u, {"+@all", "%R~r*", "%W~w*", "~rw*"}), RuleError::kNone);
