@@ -18,19 +18,14 @@ namespace {
 
 constexpr uint32_t kAclFlags = kNoScript | kLoading | kStale;
 
-// Subscribed clients of `u` that lost a channel are closed, as Redis's
-// ACLKillPubsubClientsIfNeeded.
-void after_user_change(Context& ctx, const acl::User& u) {
-  ctx.server.close_subscribers_denied(u);
-}
-
 void acl_setuser(Context& ctx) {
   std::string_view name = ctx.arg(2);
   if (acl::has_spaces(name)) return ctx.reply.error(errors::kAclUserSpaces);
   if (auto err = ctx.server.acl().set_user(name, ctx.argv.subspan(3))) {
     return ctx.reply.error("ERR " + *err);
   }
-  after_user_change(ctx, *ctx.server.acl().find(name));
+  // Subscribers that lost a channel are closed (Redis's ACLKillPubsubClientsIfNeeded).
+  ctx.server.close_subscribers_denied(*ctx.server.acl().find(name));
   ctx.reply.ok();
 }
 
@@ -119,7 +114,7 @@ void acl_load(Context& ctx) {
     }
   }
   for (const acl::User* u : gone) ctx.server.close_sessions_of(u);
-  for (const auto& [name, u] : acl.users()) after_user_change(ctx, *u);
+  for (const auto& [name, u] : acl.users()) ctx.server.close_subscribers_denied(*u);
   ctx.reply.ok();
 }
 

@@ -342,26 +342,13 @@ std::span<const std::string_view> known_acl_categories() {
   return acl_category_names();
 }
 
+// The row's categories in Redis's order: from the bits CommandTable::add parsed them into.
 std::vector<std::string> acl_categories(const CommandSpec& spec) {
-  std::vector<std::string_view> words;
-  std::string_view s = spec.acl_categories;
-  while (!s.empty()) {
-    std::size_t sp = s.find_first_of(" ,");
-    std::string_view w = s.substr(0, sp);
-    if (!w.empty() && w.front() == '@') w.remove_prefix(1);
-    if (!w.empty()) words.push_back(w);
-    if (sp == std::string_view::npos) break;
-    s.remove_prefix(sp + 1);
-  }
-  auto known = known_acl_categories();
-  auto rank = [&](std::string_view w) {
-    auto it = std::find(known.begin(), known.end(), w);
-    return static_cast<std::size_t>(it - known.begin());
-  };
-  std::stable_sort(words.begin(), words.end(),
-                   [&](std::string_view a, std::string_view b) { return rank(a) < rank(b); });
   std::vector<std::string> out;
-  for (auto w : words) out.push_back("@" + std::string(w));
+  auto names = known_acl_categories();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (spec.acl_bits & (uint64_t{1} << i)) out.push_back("@" + std::string(names[i]));
+  }
   return out;
 }
 
