@@ -238,6 +238,8 @@ const Directive kDirectives[] = {
     bool_row("daemonize", "no").immutable(),
     string_row("pidfile", "").immutable(),
     int_row("hz", "10", 0, kIntMax).with_check(clamp_hz),
+    // Scales active expiry's keys per loop, tolerated stale share and time (Server::cron).
+    int_row("active-expire-effort", "1", 1, 10),
     special_row("notify-keyspace-events", "", kNotifyEventsCodec),
     enum_row("enable-debug-command", "no", kLocalPermission).immutable(),
     // Guards MODULE LOAD / LOADEX / UNLOAD (which fail anyway: streamd loads no modules).
@@ -321,9 +323,8 @@ const Directive kDirectives[] = {
     // So that a stock redis.conf (Debian's, Redis's own) loads unchanged. Types, bounds,
     // defaults and mutability are Redis's (7.0.15's; 7.2/7.4 for the directives those added;
     // maxmemory-samples takes 7.4's bound of 64). Left out on purpose, so that a file naming
-    // them stops startup: aclfile and user (no ACLs: a user's restrictions must not be
-    // silently dropped), maxmemory-clients (no client eviction), loadmodule, and Redis's hidden
-    // test-only directives.
+    // them stops startup: maxmemory-clients (no client eviction), loadmodule, and Redis's hidden
+    // test-only directives. (The two ACL rows first do act: they sort with their neighbours.)
     enum_row("acl-pubsub-default", "resetchannels", kAclPubsubDefault),
     int_row("acllog-max-len", "128", 0, kLongMax),
     bool_row("activedefrag", "no").no_effect(),
@@ -333,7 +334,6 @@ const Directive kDirectives[] = {
     int_row("active-defrag-max-scan-fields", "1000", 1, kLongMax).no_effect(),
     int_row("active-defrag-threshold-lower", "10", 0, 1000).no_effect(),
     int_row("active-defrag-threshold-upper", "100", 0, 1000).no_effect(),
-    int_row("active-expire-effort", "1", 1, 10).no_effect(),
     bool_row("activerehashing", "yes").no_effect(),
     bool_row("always-show-logo", "no").immutable(),
     string_row("aof-rewrite-cpulist", "")

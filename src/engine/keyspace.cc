@@ -1,5 +1,7 @@
 #include "streamd/engine/keyspace.h"
 
+#include <cassert>
+
 #include "streamd/engine/stream.h"
 #include "streamd/engine/used_memory.h"
 
@@ -93,38 +95,56 @@ void Database::prefetch(std::span<const std::string_view> keys) const {
 void Database::expire_now(std::string_view key) {
   // Copy the key: `key` may point into the node being deleted.
   std::string k(key);
-  if (dict_.erase(k)) {
-    --expires_;
+  if (Node* n = dict_.node(k)) {
+    drop(n);
     ++expired_total_;
     notify(k, KeyEvent::kExpired);
   }
 }
 
-Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
+void Database::drop(Node* n) {
+  if (n->value.expire_ms >= 0) volatile_.erase(n);
+  dict_.erase(n);
+}
+
+Database::Node* Database::store(std::string_view key, Value value, bool keep_ttl) {
   unshare_int(value);
-  Entry* e = dict_.find(key);
+  Node* n = dict_.node(key);
   // An expired key is logically absent: it expires first (observers hear "expired", as after
   // Redis's lookupKeyWrite, which deletes it on a writable replica too), and the value is stored
   // as a new key without its TTL.
-  if (e && is_expired(*e)) {
+  if (n && is_expired(n->value)) {
     expire_now(key);
-    e = nullptr;
+    n = nullptr;
   }
-  if (e) {
-    e->value = std::move(value);
+  if (n) {
+    Entry& e = n->value;
+    e.value = std::move(value);
     // Under LFU the key keeps its counter, as Redis's dbOverwrite keeps the old object's (the
     // command's own lookup of the key counted the access); otherwise it is accessed now.
-    if (tracking_ != AccessTracking::kLfu) e->access_ms = clock_->now_ms();
-    if (!keep_ttl && e->expire_ms >= 0) {
-      e->expire_ms = -1;
-      --expires_;
+    if (tracking_ != AccessTracking::kLfu) e.access_ms = clock_->now_ms();
+    if (!keep_ttl && e.expire_ms >= 0) {
+      volatile_.erase(n);
+      e.expire_ms = -1;
     }
-    return *e;
+    return n;
   }
-  Entry* added =
-      dict_.insert(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())}).first;
+  n = dict_.insert_absent(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())});
   notify(key, KeyEvent::kAdded);
-  return *added;
+  return n;
+}
+
+Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
+  return store(key, std::move(value), keep_ttl)->value;
+}
+
+Entry& Database::set_expiring(std::string_view key, Value value, int64_t expire_ms) {
+  // The old TTL is kept through the store and replaced: a key that had one keeps its place in
+  // volatile_ instead of leaving and entering it again.
+  Node* n = store(key, std::move(value), /*keep_ttl=*/true);
+  if (n->value.expire_ms < 0) volatile_.insert(n);
+  n->value.expire_ms = expire_ms;
+  return n->value;
 }
 
 Entry* Database::add(std::string_view key, Value value) {
@@ -134,10 +154,10 @@ Entry* Database::add(std::string_view key, Value value) {
     // As in set: a hidden (replica) or not yet deleted expired key is replaced.
     expire_now(key);
   }
-  Entry* added =
-      dict_.insert(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())}).first;
+  Node* added =
+      dict_.insert_absent(key, Entry{std::move(value), -1, fresh_access(clock_->now_ms())});
   notify(key, KeyEvent::kAdded);
-  return added;
+  return &added->value;
 }
 
 bool Database::evict(std::string_view key, int64_t* freed) {
@@ -152,74 +172,65 @@ bool Database::evict(std::string_view key, int64_t* freed) {
 }
 
 bool Database::erase(std::string_view key) {
-  Entry* e = dict_.find(key);
-  if (!e) return false;
-  bool live = !is_expired(*e);
-  if (e->expire_ms >= 0) --expires_;
-  dict_.erase(key);
+  Node* n = dict_.node(key);
+  if (!n) return false;
+  bool live = !is_expired(n->value);
+  drop(n);
   return live;
 }
 
 bool Database::remove(std::string_view key) {
-  Entry* e = dict_.find(key);
-  if (!e) return false;
-  if (mode_ == ExpiryMode::kDelete && is_expired(*e)) {
+  Node* n = dict_.node(key);
+  if (!n) return false;
+  if (mode_ == ExpiryMode::kDelete && is_expired(n->value)) {
     expire_now(key);
     return false;
   }
-  if (e->expire_ms >= 0) --expires_;
-  dict_.erase(key);
+  drop(n);
   return true;
 }
 
 bool Database::take(std::string_view key, Entry& out) {
   if (!find(key, false)) return false;
+  Node* n = dict_.node(key);
+  if (n->value.expire_ms >= 0) volatile_.erase(n);
   Entry tmp{Value(std::string()), -1, 0};
   dict_.extract(key, tmp);
-  if (tmp.expire_ms >= 0) --expires_;
   out = std::move(tmp);
   return true;
 }
 
 void Database::put(std::string_view key, Entry entry) {
   erase(key);
-  if (entry.expire_ms >= 0) ++expires_;
+  const bool with_ttl = entry.expire_ms >= 0;
   dict_.insert(key, std::move(entry));
+  if (with_ttl) volatile_.insert(dict_.node(key));
   notify(key, KeyEvent::kAdded);
 }
 
-void Database::set_expire(Entry& e, int64_t when_ms) {
-  if (e.expire_ms < 0) ++expires_;
+void Database::set_expire(std::string_view key, Entry& e, int64_t when_ms) {
+  if (e.expire_ms < 0) {
+    Node* n = dict_.node(key);
+    assert(n && &n->value == &e);
+    volatile_.insert(n);
+  }
   e.expire_ms = when_ms;
 }
 
-bool Database::persist(Entry& e) {
+bool Database::persist(std::string_view key, Entry& e) {
   if (e.expire_ms < 0) return false;
+  Node* n = dict_.node(key);
+  assert(n && &n->value == &e);
+  volatile_.erase(n);
   e.expire_ms = -1;
-  --expires_;
   return true;
-}
-
-long long Database::avg_ttl_ms() const {
-  if (expires_ == 0) return 0;
-  long long now = clock_->now_ms();
-  // 128 bits: two TTLs near the largest expiry (EXPIREAT accepts up to 2^63 - 1 ms) overflowed
-  // a 64-bit sum. Each TTL is below 2^63, so the sum of any number of them fits, and so does
-  // their mean in a long long.
-  unsigned __int128 sum = 0;
-  uint64_t n = 0;
-  dict_.for_each([&](std::string_view, const Entry& e) {
-    if (e.expire_ms >= 0 && e.expire_ms > now) {
-      sum += static_cast<uint64_t>(e.expire_ms - now);
-      ++n;
-    }
-  });
-  return n ? static_cast<long long>(sum / n) : 0;
 }
 
 void Database::clear() {
   dict_.clear();
-  expires_ = 0;
+  volatile_.clear();
+  expire_cursor_ = 0;
+  avg_ttl_ = 0;
 }
 
 uint64_t Database::scan(uint64_t cursor, std::size_t count,
@@ -261,7 +272,7 @@ bool Database::random_key(std::string& out) {
     }
     if (mode_ == ExpiryMode::kDelete) {
       expire_now(std::string(n->key()));
-    } else if (tries == 99 && expires_ == dict_.size()) {
+    } else if (tries == 99 && volatile_.size() == dict_.size()) {
       out = n->key();
       return true;
     }
@@ -271,41 +282,69 @@ bool Database::random_key(std::string& out) {
 
 void Database::sample(std::size_t count, bool with_ttl,
                       const std::function<void(std::string_view, const Entry&)>& visit) const {
-  if (dict_.empty() || count == 0 || (with_ttl && expires_ == 0)) return;
+  if (with_ttl) {
+    // From the index of keys with a TTL: a member may come twice, as from Redis's sampling.
+    for (std::size_t i = 0; i < count && !volatile_.empty(); ++i) {
+      const Node* n = volatile_.random(rng());
+      visit(n->key(), n->value);
+    }
+    return;
+  }
+  if (dict_.empty() || count == 0) return;
   // Buckets are walked in scan order from a random one, at most bucket_count() steps: the scan
   // order is a cycle through every bucket, so no bucket is visited twice.
   uint64_t cursor = rng()() & (dict_.bucket_count() - 1);
   std::size_t seen = 0;
   for (std::size_t steps = 0; steps < dict_.bucket_count() && seen < count; ++steps) {
     cursor = dict_.scan_bucket(cursor, [&](std::string_view key, const Entry& e) {
-      if (seen >= count || (with_ttl && e.expire_ms < 0)) return;
+      if (seen >= count) return;
       ++seen;
       visit(key, e);
     });
   }
 }
 
-std::size_t Database::active_expire_cycle(std::size_t samples) {
-  if (expires_ == 0 || mode_ != ExpiryMode::kDelete) return 0;
-  std::size_t deleted = 0;
+Database::ExpireStep Database::active_expire_step(std::size_t keys) {
+  ExpireStep step;
+  if (mode_ != ExpiryMode::kDelete) return step;
+  if (volatile_.empty()) {
+    avg_ttl_ = 0;  // as Redis's cycle does when a database has no key with a TTL
+    step.done = true;
+    return step;
+  }
+  const int64_t now = clock_->now_ms();
   std::vector<std::string> dead;
-  for (std::size_t i = 0; i < samples && dict_.size() > 0; ++i) {
-    auto* n = dict_.random_node(rng());
-    if (is_expired(n->value)) dead.emplace_back(n->key());
-  }
-  for (auto& k : dead) {
-    Entry* e = dict_.find(k);
-    if (e && is_expired(*e)) {
-      expire_now(k);
-      ++deleted;
+  // TTLs of the keys still alive: their mean feeds the estimate. 128 bits, since each TTL may be
+  // near 2^63 ms (EXPIREAT accepts up to 2^63 - 1).
+  unsigned __int128 ttl_sum = 0;
+  uint64_t ttl_samples = 0;
+  // The visit only reads: deleting moves members of the set (PointerSet::erase), so the
+  // expired keys are collected and deleted after the walk.
+  expire_cursor_ = volatile_.scan(expire_cursor_, keys, [&](const Node* n) {
+    ++step.sampled;
+    if (expired_at(n->value, now)) {
+      dead.emplace_back(n->key());
+    } else {
+      ttl_sum += static_cast<uint64_t>(n->value.expire_ms - now);
+      ++ttl_samples;
     }
+  });
+  step.done = expire_cursor_ == 0;
+  for (auto& k : dead) expire_now(k);
+  step.expired = dead.size();
+  if (ttl_samples > 0) {
+    // Redis's running estimate: the new sample's mean weighs 2%.
+    auto mean = static_cast<long long>(ttl_sum / ttl_samples);
+    avg_ttl_ = avg_ttl_ == 0 ? mean : (avg_ttl_ / 50) * 49 + mean / 50;
   }
-  return deleted;
+  return step;
 }
 
 void Database::swap_contents(Database& other) {
   dict_.swap(other.dict_);
-  std::swap(expires_, other.expires_);
+  volatile_.swap(other.volatile_);
+  std::swap(expire_cursor_, other.expire_cursor_);
+  std::swap(avg_ttl_, other.avg_ttl_);
 }
 
 Keyspace::Keyspace(int databases, const Clock& clock) : clock_(&clock) {

@@ -82,16 +82,24 @@ class Dict {
     return n ? &n->value : nullptr;
   }
   const T* find(std::string_view key) const { return const_cast<Dict*>(this)->find(key); }
+  // The node holding `key` (nodes stay where they are until erased: a rehash relinks them), or
+  // nullptr.
+  Node* node(std::string_view key) const { return find_node(key); }
 
   // Inserts (key, value) if absent. Returns the value slot and whether it was inserted.
   std::pair<T*, bool> insert(std::string_view key, T&& value) {
     if (Node* n = find_node(key)) return {&n->value, false};
+    return {&insert_absent(key, std::move(value))->value, true};
+  }
+
+  // Inserts (key, value) where the caller knows `key` is absent (one hash, no search).
+  Node* insert_absent(std::string_view key, T&& value) {
     maybe_grow();
     std::size_t b = hash(key) & (buckets_.size() - 1);
     Node* n = make_node(buckets_[b], key, std::move(value));
     buckets_[b] = n;
     ++size_;
-    return {&n->value, true};
+    return n;
   }
 
   bool erase(std::string_view key) {
@@ -99,15 +107,19 @@ class Dict {
     std::size_t b = hash(key) & (buckets_.size() - 1);
     for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
       if ((*p)->has_key(key)) {
-        Node* dead = *p;
-        *p = dead->next;
-        free_node(dead);
-        --size_;
-        maybe_shrink();
+        unlink(p);
         return true;
       }
     }
     return false;
+  }
+
+  // Erases a node of this dict (from node()).
+  void erase(Node* n) {
+    std::size_t b = hash(n->key()) & (buckets_.size() - 1);
+    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+      if (*p == n) return unlink(p);
+    }
   }
 
   // Removes the node for `key` and hands back its value (used to move a value elsewhere).
@@ -227,6 +239,15 @@ class Dict {
     v = ((v >> 8) & 0x00FF00FF00FF00FFull) | ((v & 0x00FF00FF00FF00FFull) << 8);
     v = ((v >> 16) & 0x0000FFFF0000FFFFull) | ((v & 0x0000FFFF0000FFFFull) << 16);
     return (v >> 32) | (v << 32);
+  }
+
+  // Removes and frees the node *link points to.
+  void unlink(Node** link) {
+    Node* dead = *link;
+    *link = dead->next;
+    free_node(dead);
+    --size_;
+    maybe_shrink();
   }
 
   static Node* find_in_chain(Node* head, std::string_view key) {

@@ -17,6 +17,7 @@
 #include "streamd/engine/access_tracking.h"
 #include "streamd/engine/clock.h"
 #include "streamd/engine/dict.h"
+#include "streamd/engine/pointer_set.h"
 
 namespace streamd::engine {
 
@@ -133,6 +134,9 @@ class Database {
   // A stored value counts as accessed now (set, add). set and add tell observers kAdded when
   // the key is new; put always does (it is Redis's delete + add: RENAME, MOVE, COPY).
   Entry& set(std::string_view key, Value value, bool keep_ttl = false);
+  // set, with the key's expiry set to `expire_ms` (>= 0) in the same lookup: SET ... EX,
+  // RESTORE, loading an RDB file.
+  Entry& set_expiring(std::string_view key, Value value, int64_t expire_ms);
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
   bool erase(std::string_view key);
@@ -150,8 +154,10 @@ class Database {
   bool take(std::string_view key, Entry& out);
   void put(std::string_view key, Entry entry);  // overwrites
 
-  void set_expire(Entry& e, int64_t when_ms);
-  bool persist(Entry& e);
+  // Set or drop the expiry of `e`, the entry stored at `key` (the index of keys with a TTL is
+  // kept by node, found by the key when a key gains or loses its TTL).
+  void set_expire(std::string_view key, Entry& e, int64_t when_ms);
+  bool persist(std::string_view key, Entry& e);
   // Whether `e` counts as expired now (never in kKeep mode).
   bool is_expired(const Entry& e) const { return expired_at(e, clock_->now_ms()); }
 
@@ -159,10 +165,14 @@ class Database {
   ExpiryMode expiry_mode() const { return mode_; }
 
   std::size_t size() const { return dict_.size(); }
-  std::size_t expires() const { return expires_; }
+  std::size_t expires() const { return volatile_.size(); }
   // The key table's own bytes (Dict::table_bytes).
   std::size_t table_overhead() const { return dict_.table_bytes(); }
-  long long avg_ttl_ms() const;
+  // The index of keys with a TTL (MEMORY STATS overhead.hashtable.expires).
+  std::size_t expires_overhead() const { return volatile_.table_bytes(); }
+  // INFO keyspace's avg_ttl: Redis's estimate, a running mean of the TTLs active expiry samples
+  // (active_expire_step); 0 until a step sampled a live key, and again once no key has a TTL.
+  long long avg_ttl_ms() const { return avg_ttl_; }
   void clear();
 
   // SCAN: visits the keys of the buckets at `cursor` (reverse-binary order); returns the next
@@ -185,9 +195,9 @@ class Database {
   // does the same rather than loop forever).
   bool random_key(std::string& out);
 
-  // Visits up to `count` stored keys (expired ones included) found by walking the table from a
-  // random bucket, only keys with a TTL when `with_ttl`; Redis's dictGetSomeKeys. Walks at most
-  // the whole table once, so with_ttl finds keys however few have a TTL.
+  // Visits up to `count` stored keys (expired ones included): walking the table from a random
+  // bucket (Redis's dictGetSomeKeys), or with `with_ttl` picked at random among the keys with a
+  // TTL (a key may come twice), however few of the keys have one.
   void sample(std::size_t count, bool with_ttl,
               const std::function<void(std::string_view, const Entry&)>& visit) const;
 
@@ -208,9 +218,16 @@ class Database {
     return tracking_ == AccessTracking::kLfu ? lfu_initial(now_ms) : now_ms;
   }
 
-  // Deletes up to a budget of expired keys found by sampling; returns how many were deleted.
-  // Only in kDelete mode (0 otherwise).
-  std::size_t active_expire_cycle(std::size_t samples);
+  // One loop of Redis's active expiry in this database: looks at up to `keys` keys with a TTL,
+  // going on from where the last step stopped (a cursor over them, Redis's expires_cursor),
+  // deletes the expired ones and folds the others' TTLs into avg_ttl_ms. `done`: the cursor
+  // came round to the start (Redis stops a database's loop there). Only in kDelete mode.
+  struct ExpireStep {
+    std::size_t sampled = 0;
+    std::size_t expired = 0;
+    bool done = false;
+  };
+  ExpireStep active_expire_step(std::size_t keys);
 
   void set_observer(KeyObserver* o) { observer_ = o; }
   void notify(std::string_view key, KeyEvent ev) {
@@ -223,7 +240,12 @@ class Database {
   void swap_contents(Database& other);
 
  private:
+  using Node = Dict<Entry>::Node;
   void expire_now(std::string_view key);
+  // Deletes a node of dict_ and its place in volatile_.
+  void drop(Node* n);
+  // set's work; returns the node stored.
+  Node* store(std::string_view key, Value value, bool keep_ttl);
   void record_access(Entry& e, int64_t now);
   void unshare_int(Value& v) const {
     if (!shared_ints_ && v.str_encoding() == StrEncoding::kSharedInt) {
@@ -237,7 +259,10 @@ class Database {
   int index_;
   const Clock* clock_;
   Dict<Entry> dict_;
-  std::size_t expires_ = 0;
+  // The nodes of dict_ whose entry has a TTL (expire_ms >= 0): exactly those, always.
+  PointerSet<Node> volatile_;
+  std::size_t expire_cursor_ = 0;
+  long long avg_ttl_ = 0;
   uint64_t expired_total_ = 0;
   KeyObserver* observer_ = nullptr;
   ExpiryMode mode_ = ExpiryMode::kDelete;

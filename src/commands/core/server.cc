@@ -266,12 +266,6 @@ void Server::on_db_flushed(int db) {
   }
 }
 
-namespace {
-// Rounds of active-expiry sampling per database and cron tick (INFO's
-// expired_time_cap_reached_count counts the ticks that stopped at this bound).
-constexpr int kExpireRounds = 16;
-}  // namespace
-
 void Server::cron() {
   check_pause_end();
   int64_t now = clock_.now_ms();
@@ -285,20 +279,47 @@ void Server::cron() {
   if (tracking_.clients() > 0) {
     tracking_.limit(static_cast<std::size_t>(cfg_.ref<std::int64_t>("tracking-table-max-keys")));
   }
-  int64_t t0 = engine::monotonic_us();
   // A replica does not expire keys on its own: its master sends the DEL (as in Redis); the replica
   // side puts the keyspace in ExpiryMode::kHide, where there is nothing to sample.
-  const bool deletes = active_expire_ && keyspace_.expiry_mode() == engine::ExpiryMode::kDelete;
-  for (int i = 0; i < keyspace_.databases() && deletes; ++i) {
-    auto& db = keyspace_.db(i);
-    // Sample repeatedly while a quarter of the samples were expired (Redis's adaptive loop),
-    // with a bounded number of rounds so one cron tick stays short.
-    int round = 0;
-    for (; round < kExpireRounds && db.expires() > 0; ++round) {
-      if (db.active_expire_cycle(20) < 5) break;
-    }
-    if (round == kExpireRounds) ++stats_.expired_time_cap_reached;
+  if (active_expire_ && keyspace_.expiry_mode() == engine::ExpiryMode::kDelete) {
+    active_expire_cycle(now);
   }
+}
+
+void Server::active_expire_cycle(int64_t now) {
+  // Redis's slow cycle (activeExpireCycle), with its parameters scaled by active-expire-effort
+  // 1..10: each loop looks at 20 (+5 per effort step) keys with a TTL and a database's loops go
+  // on while more than 10% (less 1 per step) of them had expired, within 25% (+2 per step) of the
+  // cron period, checked every 16 loops; the next tick starts at the next database.
+  const auto effort = static_cast<std::size_t>(cfg_.ref<std::int64_t>("active-expire-effort") - 1);
+  const std::size_t keys_per_loop = 20 + 20 / 4 * effort;
+  const std::size_t acceptable_stale = 10 - effort;
+  const int64_t limit_us = std::max<int64_t>(
+      1, static_cast<int64_t>(25 + 2 * effort) * 1000000 / std::max<int64_t>(cfg_.hz(), 1) / 100);
+  const int64_t t0 = engine::monotonic_us();
+  const int dbs = keyspace_.databases();
+  std::size_t sampled = 0;
+  std::size_t expired = 0;
+  bool out_of_time = false;
+  for (int i = 0, iteration = 0; i < dbs && !out_of_time; ++i) {
+    auto& db = keyspace_.db(expire_next_db_);
+    expire_next_db_ = (expire_next_db_ + 1) % dbs;
+    for (bool repeat = true; repeat;) {
+      const auto step = db.active_expire_step(keys_per_loop);
+      sampled += step.sampled;
+      expired += step.expired;
+      repeat = !step.done && step.expired * 100 > acceptable_stale * step.sampled;
+      if (++iteration % 16 == 0 && engine::monotonic_us() - t0 > limit_us) {
+        out_of_time = true;
+        ++stats_.expired_time_cap_reached;
+        break;
+      }
+    }
+  }
+  // INFO expired_stale_perc: Redis's running estimate of the share of keys with a TTL that have
+  // expired but are still stored (this cycle's weighs 5%).
+  const double current = sampled ? static_cast<double>(expired) / static_cast<double>(sampled) : 0;
+  stats_.expired_stale_perc = current * 0.05 + stats_.expired_stale_perc * 0.95;
   int64_t us = engine::monotonic_us() - t0;
   stats_.expire_cycle_us += static_cast<uint64_t>(us);
   // The latency monitor's expire-cycle event: the active expiry just done, in milliseconds.

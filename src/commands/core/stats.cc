@@ -15,6 +15,7 @@ void Stats::reset() {
   expired_keys = 0;
   expire_cycle_us = 0;
   expired_time_cap_reached = 0;
+  expired_stale_perc = 0;
   net_input_bytes = 0;
   net_output_bytes = 0;
   client_output_limit_disconnections = 0;

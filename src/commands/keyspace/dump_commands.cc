@@ -127,9 +127,9 @@ void restore_command(Context& ctx) {
     return;
   }
 
-  engine::Entry& e = ctx.db().set(key, std::move(value));
+  engine::Entry& e = when != 0 ? ctx.db().set_expiring(key, std::move(value), when)
+                               : ctx.db().set(key, std::move(value));
   if (when != 0) {
-    ctx.db().set_expire(e, when);
     if (!opt.absttl) {
       std::vector<std::string_view> argv(ctx.argv.begin(), ctx.argv.end());
       std::string abs = std::to_string(when);

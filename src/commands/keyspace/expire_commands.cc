@@ -85,7 +85,7 @@ void expire_generic(Context& ctx, int64_t base, ExpireUnit unit) {
     ctx.db().erase(key);
     ctx.modified(key, events::kDel);
   } else {
-    ctx.db().set_expire(*e, when);
+    ctx.db().set_expire(key, *e, when);
     ctx.modified(key, events::kExpire);
   }
   ctx.reply.integer(1);
@@ -138,7 +138,7 @@ void pexpiretime_command(Context& ctx) {
 void persist_command(Context& ctx) {
   std::string_view key = ctx.arg(1);
   engine::Entry* e = lookup_write(ctx, key);
-  if (e && ctx.db().persist(*e)) {
+  if (e && ctx.db().persist(key, *e)) {
     ctx.modified(key, events::kPersist);
     ctx.reply.integer(1);
   } else {

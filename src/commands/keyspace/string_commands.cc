@@ -92,8 +92,12 @@ std::optional<int64_t> option_expire_ms(Context& ctx, const StringOptions& o) {
 // "expire" when there is one (Redis's order).
 void store_string(Context& ctx, std::string_view key, std::string_view value, int64_t expire_ms,
                   bool keep_ttl = false) {
-  engine::Entry& e = ctx.db().set(key, engine::Value(std::string(value)), keep_ttl);
-  if (expire_ms >= 0) ctx.db().set_expire(e, expire_ms);
+  engine::Value v{std::string(value)};
+  if (expire_ms >= 0) {
+    ctx.db().set_expiring(key, std::move(v), expire_ms);
+  } else {
+    ctx.db().set(key, std::move(v), keep_ttl);
+  }
   ctx.modified(key, events::kSet);
   if (expire_ms >= 0) ctx.notify(events::kExpire, key);
 }
@@ -192,9 +196,9 @@ void getex_command(Context& ctx) {
     ctx.db().erase(key);
     ctx.modified(key, events::kDel);
   } else if (*expire_ms >= 0) {
-    ctx.db().set_expire(*e, *expire_ms);
+    ctx.db().set_expire(key, *e, *expire_ms);
     ctx.modified(key, events::kExpire);
-  } else if (o.persist && ctx.db().persist(*e)) {
+  } else if (o.persist && ctx.db().persist(key, *e)) {
     ctx.modified(key, events::kPersist);
   }
 }

@@ -353,7 +353,7 @@ void stats_section(Context& ctx, Section& s) {
   s.add("sync_partial_err", st.sync_partial_err);
   s.add("expired_subkeys", 0);  // hash-field expiry (7.4): streamd holds no hashes
   s.add("expired_keys", st.expired_keys);
-  s.add("expired_stale_perc", "0.00");
+  s.add("expired_stale_perc", fmt::format("{:.2f}", st.expired_stale_perc * 100));
   s.add("expired_time_cap_reached_count", st.expired_time_cap_reached);
   s.add("expire_cycle_cpu_milliseconds", st.expire_cycle_us / 1000);
   s.add("evicted_keys", st.evicted_keys);
@@ -497,8 +497,9 @@ void keyspace_section(Context& ctx, Section& s) {
   for (int i = 0; i < ks.databases(); ++i) {
     auto& db = ks.db(i);
     if (db.size() == 0) continue;
-    s.add(fmt::format("db{}", i),
-          fmt::format("keys={},expires={},avg_ttl={}", db.size(), db.expires(), db.avg_ttl_ms()));
+    // subexpiry (Redis 7.4+): keys with hash fields that expire; streamd has no hashes.
+    s.add(fmt::format("db{}", i), fmt::format("keys={},expires={},avg_ttl={},subexpiry=0",
+                                              db.size(), db.expires(), db.avg_ttl_ms()));
   }
 }
 

@@ -111,7 +111,7 @@ MemoryOverhead memory_overhead(Server& server) {
     const engine::Database& db = ks.db(d);
     if (db.size() == 0) continue;
     m.keys += db.size();
-    DbMemoryOverhead o{d, db.table_overhead(), 0};
+    DbMemoryOverhead o{d, db.table_overhead(), db.expires_overhead()};
     overhead += o.main_table + o.expires_table;
     m.dbs.push_back(o);
   }

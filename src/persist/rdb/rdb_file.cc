@@ -271,8 +271,11 @@ class Loader {
     }
     engine::Database& d = ks_.db(db);
     if (d.peek(key)) return fail("Duplicate key " + text::repr(key) + " found in RDB file");
-    engine::Entry& e = d.set(key, std::move(*val));
-    if (expire >= 0) d.set_expire(e, expire);
+    if (expire >= 0) {
+      d.set_expiring(key, std::move(*val), expire);
+    } else {
+      d.set(key, std::move(*val));
+    }
     ++st_.keys;
     return true;
   }

@@ -69,11 +69,13 @@ TEST_F(ServerTest, InfoExactSmallSections) {
   EXPECT_EQ(Run({"INFO", "keyspace"}), "$12\r\n# Keyspace\r\n\r\n");
   Run({"SET", "a", "1"});
   Run({"SET", "b", "2", "PX", "10000"});
+  // avg_ttl is Redis's estimate from active expiry's samples: 0 until a cron tick ran.
   EXPECT_EQ(Run({"INFO", "keyspace"}),
-            "$48\r\n# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=10000\r\n\r\n");
+            "$56\r\n# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0,subexpiry=0\r\n\r\n");
+  h.server().cron();
   EXPECT_EQ(Run3({"INFO", "cluster", "keyspace"}),
-            "=84\r\ntxt:# Cluster\r\ncluster_enabled:0\r\n\r\n# Keyspace\r\n"
-            "db0:keys=2,expires=1,avg_ttl=10000\r\n\r\n");
+            "=96\r\ntxt:# Cluster\r\ncluster_enabled:0\r\n\r\n# Keyspace\r\n"
+            "db0:keys=2,expires=1,avg_ttl=10000,subexpiry=0\r\n\r\n");
 }
 
 TEST_F(ServerTest, InfoServerAndClientsFields) {

@@ -79,8 +79,8 @@ TEST_F(EvictionTest, LruEvictsTheLeastRecentlyUsedAcrossDatabases) {
 TEST_F(EvictionTest, VolatilePoliciesOnlyTakeKeysWithATtl) {
   for (int i = 0; i < 20; ++i) Put(0, "p" + std::to_string(i));
   Database& d = ks.db(0);
-  d.set_expire(d.set("t1", Value(std::string("v"))), clock.now_ms() + 50000);
-  d.set_expire(d.set("t2", Value(std::string("v"))), clock.now_ms() + 10000);
+  d.set_expire("t1", d.set("t1", Value(std::string("v"))), clock.now_ms() + 50000);
+  d.set_expire("t2", d.set("t2", Value(std::string("v"))), clock.now_ms() + 10000);
   for (auto p : {EvictionPolicy::kVolatileLru, EvictionPolicy::kVolatileLfu,
                  EvictionPolicy::kVolatileRandom, EvictionPolicy::kVolatileTtl}) {
     SCOPED_TRACE(static_cast<int>(p));
@@ -89,15 +89,15 @@ TEST_F(EvictionTest, VolatilePoliciesOnlyTakeKeysWithATtl) {
     EXPECT_EQ(s, (std::set<std::string>{"0:t1", "0:t2"}));
     EXPECT_EQ(d.expires(), 0u);
     EXPECT_EQ(d.size(), 20u);
-    d.set_expire(d.set("t1", Value(std::string("v"))), clock.now_ms() + 50000);
-    d.set_expire(d.set("t2", Value(std::string("v"))), clock.now_ms() + 10000);
+    d.set_expire("t1", d.set("t1", Value(std::string("v"))), clock.now_ms() + 50000);
+    d.set_expire("t2", d.set("t2", Value(std::string("v"))), clock.now_ms() + 10000);
   }
 }
 
 TEST_F(EvictionTest, VolatileTtlEvictsTheSoonestToExpireFirst) {
   Database& d = ks.db(1);
   for (int i = 0; i < 8; ++i) {
-    d.set_expire(d.set("t" + std::to_string(i), Value(std::string("v"))),
+    d.set_expire("t" + std::to_string(i), d.set("t" + std::to_string(i), Value(std::string("v"))),
                  clock.now_ms() + 1000 * (8 - i));
   }
   auto order = Evict(EvictionPolicy::kVolatileTtl, 8);
@@ -108,7 +108,7 @@ TEST_F(EvictionTest, VolatileTtlEvictsTheSoonestToExpireFirst) {
 TEST_F(EvictionTest, VolatileSamplingFindsARareKeyWithATtl) {
   Database& d = ks.db(0);
   for (int i = 0; i < 5000; ++i) Put(0, "p" + std::to_string(i));
-  d.set_expire(d.set("only", Value(std::string("v"))), clock.now_ms() + 1000);
+  d.set_expire("only", d.set("only", Value(std::string("v"))), clock.now_ms() + 1000);
   EXPECT_EQ(Evict(EvictionPolicy::kVolatileTtl, 1, 5), (std::vector<std::string>{"0:only"}));
 }
 
@@ -207,7 +207,7 @@ TEST(DatabaseEvict, DropsTheTtlCountAndTellsObservers) {
   Database d(2, clock);
   Recorder rec;
   d.set_observer(&rec);
-  d.set_expire(d.set("t", Value(std::string("v"))), clock.now_ms() + 1000);
+  d.set_expire("t", d.set("t", Value(std::string("v"))), clock.now_ms() + 1000);
   EXPECT_EQ(d.expires(), 1u);
   EXPECT_TRUE(d.evict("t"));
   EXPECT_FALSE(d.evict("t"));

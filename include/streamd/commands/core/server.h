@@ -257,6 +257,8 @@ class Server final : public engine::KeyObserver {
   int64_t start_ms() const { return start_ms_; }
 
  private:
+  // cron's active expiry of keys with a TTL (Redis's slow cycle).
+  void active_expire_cycle(int64_t now);
   // signal_modified's work; `by` is the client that made the change (null: expiry, eviction).
   void key_changed(int db, std::string_view key, const Session* by);
   bool aof_wants_records() const {
@@ -299,6 +301,7 @@ class Server final : public engine::KeyObserver {
   bool to_replicas_ = false;
   bool replaying_ = false;  // set_replaying
   bool active_expire_ = true;
+  int expire_next_db_ = 0;  // where the next active expiry cycle starts
   Snapshots* snapshots_ = nullptr;
   const ValueCodec* value_codec_ = nullptr;
   PropagationBatch propagation_;

@@ -94,7 +94,8 @@ struct Stats {
   uint64_t expired_keys = 0;
   uint64_t evicted_keys = 0;              // deleted by maxmemory (commands/core/memory_limit.h)
   uint64_t expire_cycle_us = 0;           // time spent in active expiry (cron)
-  uint64_t expired_time_cap_reached = 0;  // active-expiry ticks that hit their round bound
+  uint64_t expired_time_cap_reached = 0;  // active-expiry cycles stopped by their time limit
+  double expired_stale_perc = 0;          // estimated share of TTL keys expired, not yet deleted
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
   uint64_t client_output_limit_disconnections = 0;

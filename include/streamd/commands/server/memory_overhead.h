@@ -21,7 +21,7 @@ class Server;
 struct DbMemoryOverhead {
   int db = 0;
   uint64_t main_table = 0;     // the key table: buckets and each node's link and length
-  uint64_t expires_table = 0;  // 0: a key's expiry lives in its node, there is no second table
+  uint64_t expires_table = 0;  // the index of keys with a TTL (the expiry itself is in the node)
 };
 
 struct MemoryOverhead {
