@@ -240,6 +240,8 @@ const Directive kDirectives[] = {
     int_row("hz", "10", 0, kIntMax).with_check(clamp_hz),
     // Scales active expiry's keys per loop, tolerated stale share and time (Server::cron).
     int_row("active-expire-effort", "1", 1, 10),
+    // Whether cron moves a key table's resize on (Server::cron; Dict's incremental rehash).
+    bool_row("activerehashing", "yes"),
     special_row("notify-keyspace-events", "", kNotifyEventsCodec),
     enum_row("enable-debug-command", "no", kLocalPermission).immutable(),
     // Guards MODULE LOAD / LOADEX / UNLOAD (which fail anyway: streamd loads no modules).
@@ -334,7 +336,6 @@ const Directive kDirectives[] = {
     int_row("active-defrag-max-scan-fields", "1000", 1, kLongMax).no_effect(),
     int_row("active-defrag-threshold-lower", "10", 0, 1000).no_effect(),
     int_row("active-defrag-threshold-upper", "100", 0, 1000).no_effect(),
-    bool_row("activerehashing", "yes").no_effect(),
     bool_row("always-show-logo", "no").immutable(),
     string_row("aof-rewrite-cpulist", "")
         .immutable()

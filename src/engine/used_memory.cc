@@ -59,6 +59,12 @@ void* counted_malloc(std::size_t size) noexcept {
   return p;
 }
 
+void* counted_calloc(std::size_t n, std::size_t size) noexcept {
+  void* p = std::calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
+  if (p) g_used.fetch_add(malloc_usable_size(p), std::memory_order_relaxed);
+  return p;
+}
+
 void* counted_realloc(void* p, std::size_t size) noexcept {
   std::size_t before = p ? malloc_usable_size(p) : 0;
   void* np = std::realloc(p, size == 0 ? 1 : size);

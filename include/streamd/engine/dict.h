@@ -9,6 +9,14 @@
 // Invariants: buckets_.size() is 0 or a power of two; size_ counts nodes; the table grows when
 // size_ > buckets and shrinks when size_ < buckets/8 (never below kMinBuckets).
 //
+// Resizing is incremental, as Redis's: relinking every node of a table of millions at once froze
+// the server (1.8 s for the SET that took a table to 4,194,304 keys). A resize past
+// kIncrementalBuckets allocates the new table (next_) and moves the old one's buckets over in
+// order: one bucket for each insert or erase, and more in the server's cron (rehash_for). While
+// rehashing, a key whose bucket in buckets_ is below moved_ lives in next_ (that bucket is empty),
+// otherwise in buckets_: each lookup reads exactly one chain. SCAN visits a bucket of the smaller
+// table and every bucket of the larger one it splits into, as Redis's dictScan does.
+//
 // A node is one allocation: the chain link, the value, the key's length and the key's bytes
 // right behind them. A std::string member took 32 bytes and, past its inline 15 bytes, a second
 // allocation: a lookup of a long key read two blocks, and a key cost the string's header and its
@@ -27,7 +35,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
+
+#include "streamd/engine/zeroed_array.h"
 
 namespace streamd::engine {
 
@@ -59,12 +68,48 @@ class Dict {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  std::size_t bucket_count() const { return buckets_.size(); }
+  // The larger table's buckets while rehashing: SCAN's cursor space and a walk's bound.
+  std::size_t bucket_count() const { return std::max(buckets_.size(), next_.size()); }
   // What the table itself costs beside the keys and values: the buckets and each node's link and
   // key length (MEMORY STATS overhead.hashtable.main).
   std::size_t table_bytes() const {
-    return buckets_.size() * sizeof(Node*) + size_ * (sizeof(Node*) + sizeof(std::size_t));
+    return (buckets_.size() + next_.size()) * sizeof(Node*) +
+           size_ * (sizeof(Node*) + sizeof(std::size_t));
   }
+  bool rehashing() const { return !next_.empty(); }
+  // While rehashing, the old table's bytes (MEMORY STATS overhead.db.hashtable.rehashing).
+  std::size_t rehashing_bytes() const { return rehashing() ? buckets_.size() * sizeof(Node*) : 0; }
+
+  // Moves up to `count` buckets of a resize in progress (empty ones count a tenth, as in Redis's
+  // dictRehash); false once no resize is in progress.
+  bool rehash_step(std::size_t count) {
+    std::size_t empty_visits = count * 10;
+    while (rehashing() && count > 0) {
+      Node* head = buckets_[moved_];
+      if (!head && empty_visits > 0) {
+        --empty_visits;
+        ++moved_;
+      } else {
+        buckets_[moved_++] = nullptr;
+        --count;
+        const std::size_t mask = next_.size() - 1;
+        while (head) {
+          Node* n = head;
+          head = n->next;
+          std::size_t b = hash(n->key()) & mask;
+          n->next = next_[b];
+          next_[b] = n;
+        }
+      }
+      if (moved_ == buckets_.size()) finish_rehash();
+    }
+    return rehashing();
+  }
+
+  // Resizes from this many buckets on are incremental; smaller ones relink at once. Tests lower it
+  // to run the incremental paths on small tables.
+  static constexpr std::size_t kIncrementalBuckets = 1024;
+  void set_incremental_from(std::size_t buckets) { incremental_from_ = buckets; }
 
   static uint64_t hash(std::string_view k) {
     // FNV-1a folded with a multiply-xorshift finaliser: cheap and well mixed in the low bits,
@@ -94,18 +139,19 @@ class Dict {
 
   // Inserts (key, value) where the caller knows `key` is absent (one hash, no search).
   Node* insert_absent(std::string_view key, T&& value) {
+    if (rehashing()) rehash_step(1);
     maybe_grow();
-    std::size_t b = hash(key) & (buckets_.size() - 1);
-    Node* n = make_node(buckets_[b], key, std::move(value));
-    buckets_[b] = n;
+    Node** head = slot(hash(key));
+    Node* n = make_node(*head, key, std::move(value));
+    *head = n;
     ++size_;
     return n;
   }
 
   bool erase(std::string_view key) {
-    if (buckets_.empty()) return false;
-    std::size_t b = hash(key) & (buckets_.size() - 1);
-    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+    if (size_ == 0) return false;
+    if (rehashing()) rehash_step(1);
+    for (Node** p = slot(hash(key)); *p; p = &(*p)->next) {
       if ((*p)->has_key(key)) {
         unlink(p);
         return true;
@@ -116,17 +162,16 @@ class Dict {
 
   // Erases a node of this dict (from node()).
   void erase(Node* n) {
-    std::size_t b = hash(n->key()) & (buckets_.size() - 1);
-    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+    if (rehashing()) rehash_step(1);
+    for (Node** p = slot(hash(n->key())); *p; p = &(*p)->next) {
       if (*p == n) return unlink(p);
     }
   }
 
   // Removes the node for `key` and hands back its value (used to move a value elsewhere).
   bool extract(std::string_view key, T& out) {
-    if (buckets_.empty()) return false;
-    std::size_t b = hash(key) & (buckets_.size() - 1);
-    for (Node** p = &buckets_[b]; *p; p = &(*p)->next) {
+    if (size_ == 0) return false;
+    for (Node** p = slot(hash(key)); *p; p = &(*p)->next) {
       if ((*p)->has_key(key)) {
         Node* dead = *p;
         *p = dead->next;
@@ -141,52 +186,75 @@ class Dict {
   }
 
   void clear() {
-    for (Node*& head : buckets_) {
-      while (head) {
-        Node* n = head;
-        head = n->next;
-        free_node(n);
+    for (auto* table : {&buckets_, &next_}) {
+      for (Node*& head : *table) {
+        while (head) {
+          Node* n = head;
+          head = n->next;
+          free_node(n);
+        }
       }
+      *table = Table();
     }
-    buckets_.clear();
-    buckets_.shrink_to_fit();
+    moved_ = 0;
     size_ = 0;
     key_bytes_ = 0;
   }
 
   void swap(Dict& o) noexcept {
     buckets_.swap(o.buckets_);
+    next_.swap(o.next_);
+    std::swap(moved_, o.moved_);
     std::swap(size_, o.size_);
     std::swap(key_bytes_, o.key_bytes_);
+    std::swap(incremental_from_, o.incremental_from_);
   }
 
   template <class F>
   void for_each(F&& f) const {
-    for (Node* head : buckets_) {
-      for (Node* n = head; n; n = n->next) f(n->key(), n->value);
+    for (const auto* table : {&buckets_, &next_}) {
+      for (Node* head : *table) {
+        for (Node* n = head; n; n = n->next) f(n->key(), n->value);
+      }
     }
   }
 
-  // Visits the bucket at `cursor` and returns the next cursor (0 when the scan is complete).
+  // Visits the bucket at `cursor` and returns the next cursor (0 when the scan is complete). While
+  // rehashing: the smaller table's bucket at `cursor` and every bucket of the larger table that
+  // it splits into (their indexes share its low bits), in either table's part (moved or not).
   template <class F>
   uint64_t scan_bucket(uint64_t cursor, F&& f) const {
     if (buckets_.empty()) return 0;
-    uint64_t mask = buckets_.size() - 1;
-    for (Node* n = buckets_[cursor & mask]; n; n = n->next) f(n->key(), n->value);
-    // Increment the reversed cursor: set the bits above the mask so the carry propagates out.
-    cursor |= ~mask;
-    cursor = reverse_bits(cursor);
-    ++cursor;
-    cursor = reverse_bits(cursor);
+    auto visit = [&](const Table& table, uint64_t i) {
+      for (Node* n = table[i & (table.size() - 1)]; n; n = n->next) f(n->key(), n->value);
+    };
+    if (!rehashing()) {
+      visit(buckets_, cursor);
+      return next_cursor(cursor, buckets_.size() - 1);
+    }
+    const bool old_small = buckets_.size() < next_.size();
+    const auto& small = old_small ? buckets_ : next_;
+    const auto& big = old_small ? next_ : buckets_;
+    const uint64_t small_mask = small.size() - 1;
+    const uint64_t big_mask = big.size() - 1;
+    visit(small, cursor);
+    // The larger table's buckets ending in the smaller one's index: walk the bits between the
+    // masks in reverse-binary order until they are all back to zero.
+    do {
+      visit(big, cursor);
+      cursor = next_cursor(cursor, big_mask);
+    } while (cursor & (small_mask ^ big_mask));
     return cursor;
   }
 
-  // A node picked from a random non-empty bucket (not uniform over keys, as in Redis).
+  // A node picked from a random non-empty bucket of either table (not uniform over keys, as in
+  // Redis).
   Node* random_node(std::mt19937_64& rng) {
     if (size_ == 0) return nullptr;
-    uint64_t mask = buckets_.size() - 1;
+    const std::size_t buckets = buckets_.size() + next_.size();
     for (;;) {
-      Node* head = buckets_[rng() & mask];
+      std::size_t i = rng() % buckets;
+      Node* head = i < buckets_.size() ? buckets_[i] : next_[i - buckets_.size()];
       if (!head) continue;
       std::size_t len = 0;
       for (Node* n = head; n; n = n->next) ++len;
@@ -206,26 +274,25 @@ class Dict {
   void prefetch(std::span<const std::string_view> keys, F&& visit) const {
     if (buckets_.empty()) return;
     std::size_t n = std::min(keys.size(), kPrefetchBatch);
-    Node* const* slot[kPrefetchBatch];
-    std::size_t mask = buckets_.size() - 1;
+    Node* const* heads[kPrefetchBatch];
     for (std::size_t i = 0; i < n; ++i) {
-      slot[i] = &buckets_[hash(keys[i]) & mask];
-      __builtin_prefetch(slot[i]);
+      heads[i] = slot(hash(keys[i]));
+      __builtin_prefetch(heads[i]);
     }
     for (std::size_t i = 0; i < n; ++i) {
-      if (const Node* head = *slot[i]) {
+      if (const Node* head = *heads[i]) {
         __builtin_prefetch(head);
         __builtin_prefetch(head->key_data());  // past the block when the key is empty: harmless
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
-      if (const Node* x = find_in_chain(*slot[i], keys[i])) visit(x->value);
+      if (const Node* x = find_in_chain(*heads[i], keys[i])) visit(x->value);
     }
   }
 
   // Approximate heap bytes used by the table itself (not the values' own allocations).
   std::size_t overhead_bytes() const {
-    return buckets_.capacity() * sizeof(Node*) + size_ * sizeof(Node) + key_bytes_;
+    return (buckets_.size() + next_.size()) * sizeof(Node*) + size_ * sizeof(Node) + key_bytes_;
   }
 
  private:
@@ -257,9 +324,25 @@ class Dict {
     return nullptr;
   }
 
+  // The head of the chain a key with hash `h` lives in (see the class comment). buckets_ must not
+  // be empty. Mutable through a const Dict: its const callers only read through it.
+  Node** slot(uint64_t h) const {
+    std::size_t b = h & (buckets_.size() - 1);
+    Node* const* head = b < moved_ ? &next_[h & (next_.size() - 1)] : &buckets_[b];
+    return const_cast<Node**>(head);
+  }
+
   Node* find_node(std::string_view key) const {
-    if (buckets_.empty()) return nullptr;
-    return find_in_chain(buckets_[hash(key) & (buckets_.size() - 1)], key);
+    if (size_ == 0) return nullptr;
+    return find_in_chain(*slot(hash(key)), key);
+  }
+
+  static uint64_t next_cursor(uint64_t cursor, uint64_t mask) {
+    // Increment the reversed cursor: set the bits above the mask so the carry propagates out.
+    cursor |= ~mask;
+    cursor = reverse_bits(cursor);
+    ++cursor;
+    return reverse_bits(cursor);
   }
 
   // Nothing between the allocation and the node's construction may throw, or the block leaks.
@@ -278,8 +361,22 @@ class Dict {
     ::operator delete(n);
   }
 
+  // Starts a resize to `count` buckets: incremental from incremental_from_ buckets on (the larger
+  // of the two tables), otherwise done at once.
+  void resize(std::size_t count) {
+    if (std::max(count, buckets_.size()) < incremental_from_) return rehash(count);
+    next_ = Table(count);
+    moved_ = 0;
+  }
+
+  void finish_rehash() {
+    buckets_.swap(next_);
+    next_ = Table();
+    moved_ = 0;
+  }
+
   void rehash(std::size_t count) {
-    std::vector<Node*> fresh(count, nullptr);
+    Table fresh(count);
     for (Node* head : buckets_) {
       while (head) {
         Node* n = head;
@@ -292,23 +389,30 @@ class Dict {
     buckets_.swap(fresh);
   }
 
+  // Neither starts a resize while one is in progress: each insert and erase moves a bucket, so a
+  // resize ends before the table could need another (a doubling takes as many inserts as the old
+  // table has buckets).
   void maybe_grow() {
     if (buckets_.empty()) {
-      buckets_.assign(kMinBuckets, nullptr);
-    } else if (size_ + 1 > buckets_.size()) {
-      rehash(buckets_.size() * 2);
+      buckets_ = Table(kMinBuckets);
+    } else if (!rehashing() && size_ + 1 > buckets_.size()) {
+      resize(buckets_.size() * 2);
     }
   }
 
   void maybe_shrink() {
-    if (buckets_.size() > kMinBuckets && size_ < buckets_.size() / 8) {
+    if (!rehashing() && buckets_.size() > kMinBuckets && size_ < buckets_.size() / 8) {
       std::size_t target = kMinBuckets;
       while (target < size_) target *= 2;
-      rehash(target);
+      resize(target);
     }
   }
 
-  std::vector<Node*> buckets_;
+  using Table = ZeroedArray<Node*>;
+  Table buckets_;
+  Table next_;             // while rehashing: the table being filled; empty otherwise
+  std::size_t moved_ = 0;  // while rehashing: buckets_[0, moved_) were moved to next_
+  std::size_t incremental_from_ = kIncrementalBuckets;
   std::size_t size_ = 0;
   std::size_t key_bytes_ = 0;  // the keys' bytes, behind their nodes
 };

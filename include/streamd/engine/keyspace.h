@@ -168,6 +168,11 @@ class Database {
   std::size_t expires() const { return volatile_.size(); }
   // The key table's own bytes (Dict::table_bytes).
   std::size_t table_overhead() const { return dict_.table_bytes(); }
+  // An incremental resize of the key table (Dict) in progress: inserts and erases move it on a
+  // bucket at a time, the server's cron by rehash_step (activerehashing).
+  bool rehashing() const { return dict_.rehashing(); }
+  std::size_t rehashing_bytes() const { return dict_.rehashing_bytes(); }
+  bool rehash_step(std::size_t buckets) { return dict_.rehash_step(buckets); }
   // The index of keys with a TTL (MEMORY STATS overhead.hashtable.expires).
   std::size_t expires_overhead() const { return volatile_.table_bytes(); }
   // INFO keyspace's avg_ttl: Redis's estimate, a running mean of the TTLs active expiry samples

@@ -15,7 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
-#include <vector>
+
+#include "streamd/engine/zeroed_array.h"
 
 namespace streamd::engine {
 
@@ -25,7 +26,7 @@ class PointerSet {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // The table's own bytes (MEMORY STATS overhead.hashtable.expires).
-  std::size_t table_bytes() const { return slots_.capacity() * sizeof(T*); }
+  std::size_t table_bytes() const { return slots_.size() * sizeof(T*); }
 
   // `p` must not be a member.
   void insert(T* p) {
@@ -95,8 +96,7 @@ class PointerSet {
   }
 
   void clear() {
-    slots_.clear();
-    slots_.shrink_to_fit();
+    slots_ = ZeroedArray<T*>();
     size_ = 0;
   }
 
@@ -118,7 +118,7 @@ class PointerSet {
   }
 
   void rehash(std::size_t count) {
-    std::vector<T*> old(count, nullptr);
+    ZeroedArray<T*> old(count);
     old.swap(slots_);
     for (T* p : old) {
       if (!p) continue;
@@ -128,7 +128,7 @@ class PointerSet {
     }
   }
 
-  std::vector<T*> slots_;
+  ZeroedArray<T*> slots_;
   std::size_t size_ = 0;
 };
 

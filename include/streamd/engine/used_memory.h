@@ -19,6 +19,8 @@ std::size_t used_memory();
 // malloc, realloc and free that keep used_memory() right. A block from counted_malloc or
 // counted_realloc is released with counted_free or counted_realloc, never with free().
 void* counted_malloc(std::size_t size) noexcept;
+// Zeroed, as calloc: a large block is fresh pages from the kernel, not written (zeroed_array.h).
+void* counted_calloc(std::size_t n, std::size_t size) noexcept;
 void* counted_realloc(void* p, std::size_t size) noexcept;
 void counted_free(void* p) noexcept;
 

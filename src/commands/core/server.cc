@@ -284,6 +284,19 @@ void Server::cron() {
   if (active_expire_ && keyspace_.expiry_mode() == engine::ExpiryMode::kDelete) {
     active_expire_cycle(now);
   }
+  // Redis's incrementallyRehash: up to a millisecond of moving buckets, for the first database
+  // whose key table is being resized (inserts and erases alone would leave a resize half done
+  // while the keys are only read, every lookup of a moved-over bucket going to the new table).
+  if (cfg_.ref<bool>("activerehashing")) {
+    for (int i = 0; i < keyspace_.databases(); ++i) {
+      auto& db = keyspace_.db(i);
+      if (!db.rehashing()) continue;
+      const int64_t t0 = engine::monotonic_us();
+      while (db.rehash_step(100) && engine::monotonic_us() - t0 < 1000) {
+      }
+      break;
+    }
+  }
 }
 
 void Server::active_expire_cycle(int64_t now) {

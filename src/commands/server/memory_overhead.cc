@@ -114,6 +114,8 @@ MemoryOverhead memory_overhead(Server& server) {
     DbMemoryOverhead o{d, db.table_overhead(), db.expires_overhead()};
     overhead += o.main_table + o.expires_table;
     m.dbs.push_back(o);
+    m.rehashing_bytes += db.rehashing_bytes();
+    m.rehashing_count += db.rehashing() ? 1 : 0;
   }
   m.overhead = std::min(m.used, overhead);
   m.dataset = m.used - m.overhead;
@@ -162,10 +164,10 @@ void memory_stats(Context& ctx) {
     num("overhead.hashtable.main", d.main_table);
     num("overhead.hashtable.expires", d.expires_table);
   }
-  num("overhead.db.hashtable.lut", 0);        // one table per database, no slot lookup table
-  num("overhead.db.hashtable.rehashing", 0);  // tables rehash at once, nothing held meanwhile
+  num("overhead.db.hashtable.lut", 0);  // one table per database, no slot lookup table
+  num("overhead.db.hashtable.rehashing", m.rehashing_bytes);
   num("overhead.total", m.overhead);
-  num("db.dict.rehashing.count", 0);
+  num("db.dict.rehashing.count", m.rehashing_count);
   num("keys.count", m.keys);
   num("keys.bytes-per-key", m.bytes_per_key);
   num("dataset.bytes", m.dataset);

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,75 @@ TEST(Dict, RandomOperationsMatchAMap) {
   d = std::move(other);
   EXPECT_EQ(d.size(), model.size());
   EXPECT_EQ(d.find("only-in-other"), nullptr);
+}
+
+// Incremental resizing (set_incremental_from(4): every resize past the minimum table is done a
+// bucket at a time): a random run of inserts and erases against std::set, with finds, the chains
+// seen by for_each and random_node, and a SCAN that runs through the run. Every key present for
+// the whole scan is visited, as Redis guarantees across resizes.
+TEST(Dict, IncrementalResizeKeepsFindsScansAndSamples) {
+  std::mt19937_64 rng(5);
+  Dict<int> d;
+  d.set_incremental_from(4);
+  std::set<std::string> model;
+  std::set<std::string> scanned;
+  std::set<std::string> present_since_scan_start;
+  uint64_t cursor = 0;
+  bool scanning = false;
+  int rehashing_seen = 0;
+  int scans_completed = 0;
+  for (int step = 0; step < 60000; ++step) {
+    // Phases of growth and shrinking, so resizes go both ways while the scan runs.
+    const bool growing = (step / 6000) % 2 == 0;
+    std::string k = "k" + std::to_string(rng() % 5000);
+    if (rng() % 100 < (growing ? 70u : 25u)) {
+      if (d.insert(k, int{step}).second) model.insert(k);
+    } else if (d.erase(k)) {
+      model.erase(k);
+      present_since_scan_start.erase(k);
+    }
+    rehashing_seen += d.rehashing();
+    if (step % 7 == 0) {
+      if (!scanning) {
+        scanning = true;
+        scanned.clear();
+        present_since_scan_start = model;
+      }
+      cursor = d.scan_bucket(cursor,
+                             [&](std::string_view key, int) { scanned.insert(std::string(key)); });
+      if (cursor == 0) {
+        scanning = false;
+        ++scans_completed;
+        for (const auto& key : present_since_scan_start) ASSERT_TRUE(scanned.count(key)) << key;
+      }
+    }
+    if (step % 997 == 0) {
+      ASSERT_EQ(d.size(), model.size());
+      for (const auto& key : model) ASSERT_NE(d.find(key), nullptr) << key;
+      std::size_t visited = 0;
+      d.for_each([&](std::string_view key, int) {
+        ++visited;
+        ASSERT_TRUE(model.count(std::string(key)));
+      });
+      ASSERT_EQ(visited, model.size());
+      if (!model.empty()) {
+        std::mt19937_64 pick(step);
+        for (int i = 0; i < 20; ++i)
+          ASSERT_TRUE(model.count(std::string(d.random_node(pick)->key())));
+      }
+    }
+  }
+  EXPECT_GT(rehashing_seen, 1000);  // the run did spend time mid-resize
+  EXPECT_GE(scans_completed, 3);
+  // The cron's steps finish a resize without any insert or erase.
+  while (d.size() > 8) {
+    d.erase(*model.begin());
+    model.erase(model.begin());
+  }
+  for (int i = 0; i < 10000 && d.rehashing(); ++i) d.rehash_step(1);
+  EXPECT_FALSE(d.rehashing());
+  EXPECT_EQ(d.rehashing_bytes(), 0u);
+  for (const auto& key : model) EXPECT_NE(d.find(key), nullptr);
 }
 
 }  // namespace

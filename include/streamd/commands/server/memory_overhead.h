@@ -36,6 +36,8 @@ struct MemoryOverhead {
   uint64_t clients_normal = 0;  // query and output buffers of every client but replica links
   uint64_t aof_buffer = 0;
   std::vector<DbMemoryOverhead> dbs;  // the databases that have keys, in order
+  uint64_t rehashing_bytes = 0;       // old tables of key tables being resized (Dict)
+  uint64_t rehashing_count = 0;       // key tables being resized
   uint64_t overhead = 0;              // all of the above but `used` and `peak`, at most `used`
   uint64_t dataset = 0;               // used - overhead
   uint64_t keys = 0;
