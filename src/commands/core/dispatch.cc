@@ -204,6 +204,9 @@ DispatchResult Dispatcher::execute(Session& s, std::span<const std::string_view>
   DispatchResult result = DispatchResult::kDone;
   bool pushes_only = false;  // the reply is confirmations, kept even with CLIENT REPLY OFF
   const auto [top, spec] = table_.lookup(argv);
+  // The command as looked up, before any check refuses it (Redis's c->lastcmd): CLIENT LIST's
+  // cmd= and ACL LOG's client-info name a refused command, and NULL after an unknown one.
+  s.last_command = spec ? std::string_view(spec->full_name) : std::string_view();
   if (!top) {
     reject(nullptr, errors::unknown_command(argv[0], argv.subspan(1)));
   } else {

@@ -192,6 +192,32 @@ TEST_F(ConnectionTest, ClientIdNameAndErrors) {
             "*58\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n");
 }
 
+TEST_F(ConnectionTest, ClientInfoNamesTheLastCommandLookedUpEvenIfRefused) {
+  // Redis sets c->lastcmd when it looks the command up, before arity, AUTH, ACL and the other
+  // checks: a refused command is the last command, an unknown one leaves NULL.
+  auto cmd = [&] {
+    std::string line = cmd::client_info_line(h.server(), h.session(), nullptr);
+    std::size_t at = line.find(" cmd=") + 5;
+    return line.substr(at, line.find(' ', at) - at);
+  };
+  Run({"PING"});
+  EXPECT_EQ(cmd(), "ping");
+  EXPECT_EQ(Run({"GET"}), "-ERR wrong number of arguments for 'get' command\r\n");
+  EXPECT_EQ(cmd(), "get");
+  Run({"NOSUCHCOMMAND"});
+  EXPECT_EQ(cmd(), "NULL");
+  Run({"CONFIG", "NOSUCH"});
+  EXPECT_EQ(cmd(), "NULL");
+  Run({"ACL", "SETUSER", "limited", "on", "nopass", "+auth", "+client"});
+  Run({"AUTH", "limited", "x"});
+  EXPECT_EQ(Run({"SET", "k", "v"}).substr(0, 7), "-NOPERM");
+  EXPECT_EQ(cmd(), "set");
+  // ACL LOG's client-info is taken as the refusal is logged: it names the refused command.
+  Run({"AUTH", "default", "x"});
+  std::string log = Run({"ACL", "LOG", "1"});
+  EXPECT_NE(log.find(" cmd=set "), std::string::npos) << log;
+}
+
 TEST_F(ConnectionTest, ClientInfoLine) {
   // The session is made by its first command; five seconds later it is 5 s old and idle.
   Run({"SELECT", "2"});
