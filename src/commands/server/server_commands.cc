@@ -1,10 +1,12 @@
 // Server commands: INFO (info_command.cc), CONFIG (config_command.cc), TIME, DEBUG, FUNCTION
 // FLUSH, SLOWLOG, MONITOR and SHUTDOWN (WAIT is in commands/repl/), with redis-server 7.0.15's
 // replies.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -46,6 +48,11 @@ void debug_help(Context& ctx) {
                  "    Write <message> to the server log.",
                  "LOADAOF",
                  "    Flush the AOF buffers on disk and reload the AOF in memory.",
+                 "POPULATE <count> [<prefix>] [<size>]",
+                 "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+                 "    it is used instead of the 'key' prefix. These are not propagated to",
+                 "    replicas. Cluster slots are not respected so keys not belonging to the",
+                 "    current node can be created in cluster mode.",
                  "PROTOCOL <type>",
                  "    Reply with a test value of the specified type. <type> can be: string,",
                  "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
@@ -108,6 +115,45 @@ void debug_protocol(Context& ctx, std::string_view type) {
   } else {
     w.error(errors::kDebugProtocolType);
   }
+}
+
+// DEBUG POPULATE count [prefix] [size]: string keys prefix:0 .. prefix:count-1 ("key" by
+// default) holding "value:N", or `size` bytes that start with it and are zeros after, as Redis's
+// (a sizing and test aid). A key that exists is left alone. Like Redis's: nothing propagated, the
+// keys' names cut at 127 bytes (its snprintf buffer), each new key Redis's "new" event and a
+// modification for WATCH and tracking.
+void debug_populate(Context& ctx) {
+  // Redis's getPositiveLongFromObjectOrReply: one message for a non-number and a negative one.
+  auto positive = [&](std::string_view a) -> std::optional<long long> {
+    auto v = parse_int(a);
+    if (!v || *v < 0) {
+      ctx.reply.error(errors::kNotPositive);
+      return std::nullopt;
+    }
+    return v;
+  };
+  auto count = positive(ctx.arg(2));
+  if (!count) return;
+  long long size = 0;
+  if (ctx.argc() == 5) {
+    auto s = positive(ctx.arg(4));
+    if (!s) return;
+    size = *s;
+  }
+  constexpr std::size_t kRedisBuffer = 127;  // Redis formats names into char buf[128]
+  const std::string_view prefix = ctx.argc() >= 4 ? ctx.arg(3) : std::string_view("key");
+  engine::Database& db = ctx.db();
+  for (long long i = 0; i < *count; ++i) {
+    std::string key = fmt::format("{}:{}", prefix, i);
+    if (key.size() > kRedisBuffer) key.resize(kRedisBuffer);
+    if (db.find(key, false)) continue;
+    std::string value = fmt::format("value:{}", i);
+    if (size > 0) value.resize(static_cast<std::size_t>(size), '\0');
+    const auto encoding = engine::Value::plain_encoding_for(value.size());
+    db.add(key, engine::Value(std::move(value), encoding));
+    ctx.server.signal_modified(ctx.session.db, key);
+  }
+  ctx.reply.ok();
 }
 
 // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: SAVE, empty the keyspace, load the file back, as
@@ -179,6 +225,7 @@ void debug(Context& ctx) {
   }
   if (iequals(sub, "protocol") && ctx.argc() == 3) return debug_protocol(ctx, ctx.arg(2));
   if (iequals(sub, "reload")) return debug_reload(ctx);
+  if (iequals(sub, "populate") && ctx.argc() >= 3 && ctx.argc() <= 5) return debug_populate(ctx);
   if (iequals(sub, "set-active-expire") && ctx.argc() == 3) {
     // As Redis: atoi, so anything not a number turns it off.
     ctx.server.set_active_expire(std::atoi(std::string(ctx.arg(2)).c_str()) != 0);

@@ -17,6 +17,9 @@ namespace streamd::cmd::errors {
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+// Redis's getPositiveLongFromObjectOrReply without a message of its own, for a non-number too
+// (DEBUG POPULATE).
+inline constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
