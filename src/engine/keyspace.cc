@@ -138,7 +138,8 @@ Entry& Database::set(std::string_view key, Value value, bool keep_ttl) {
   return store(key, std::move(value), keep_ttl)->value;
 }
 
-Entry& Database::set_expiring(std::string_view key, Value value, int64_t expire_ms) {
+Entry& Database::set_with_expiry(std::string_view key, Value value, int64_t expire_ms) {
+  if (expire_ms < 0) return set(key, std::move(value));
   // The old TTL is kept through the store and replaced: a key that had one keeps its place in
   // volatile_ instead of leaving and entering it again.
   Node* n = store(key, std::move(value), /*keep_ttl=*/true);
@@ -203,8 +204,8 @@ bool Database::take(std::string_view key, Entry& out) {
 void Database::put(std::string_view key, Entry entry) {
   erase(key);
   const bool with_ttl = entry.expire_ms >= 0;
-  dict_.insert(key, std::move(entry));
-  if (with_ttl) volatile_.insert(dict_.node(key));
+  Node* n = dict_.insert_absent(key, std::move(entry));
+  if (with_ttl) volatile_.insert(n);
   notify(key, KeyEvent::kAdded);
 }
 

@@ -134,9 +134,9 @@ class Database {
   // A stored value counts as accessed now (set, add). set and add tell observers kAdded when
   // the key is new; put always does (it is Redis's delete + add: RENAME, MOVE, COPY).
   Entry& set(std::string_view key, Value value, bool keep_ttl = false);
-  // set, with the key's expiry set to `expire_ms` (>= 0) in the same lookup: SET ... EX,
-  // RESTORE, loading an RDB file.
-  Entry& set_expiring(std::string_view key, Value value, int64_t expire_ms);
+  // set, with the key's expiry set to `expire_ms` in the same lookup, or none when it is -1 (as
+  // set without keep_ttl): SET ... EX, RESTORE, loading an RDB file.
+  Entry& set_with_expiry(std::string_view key, Value value, int64_t expire_ms);
   // Inserts only if absent; returns nullptr if the key exists.
   Entry* add(std::string_view key, Value value);
   bool erase(std::string_view key);

@@ -127,8 +127,7 @@ void restore_command(Context& ctx) {
     return;
   }
 
-  engine::Entry& e = when != 0 ? ctx.db().set_expiring(key, std::move(value), when)
-                               : ctx.db().set(key, std::move(value));
+  engine::Entry& e = ctx.db().set_with_expiry(key, std::move(value), when != 0 ? when : -1);
   if (when != 0) {
     if (!opt.absttl) {
       std::vector<std::string_view> argv(ctx.argv.begin(), ctx.argv.end());

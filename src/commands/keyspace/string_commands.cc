@@ -93,10 +93,10 @@ std::optional<int64_t> option_expire_ms(Context& ctx, const StringOptions& o) {
 void store_string(Context& ctx, std::string_view key, std::string_view value, int64_t expire_ms,
                   bool keep_ttl = false) {
   engine::Value v{std::string(value)};
-  if (expire_ms >= 0) {
-    ctx.db().set_expiring(key, std::move(v), expire_ms);
+  if (keep_ttl) {
+    ctx.db().set(key, std::move(v), true);
   } else {
-    ctx.db().set(key, std::move(v), keep_ttl);
+    ctx.db().set_with_expiry(key, std::move(v), expire_ms);
   }
   ctx.modified(key, events::kSet);
   if (expire_ms >= 0) ctx.notify(events::kExpire, key);

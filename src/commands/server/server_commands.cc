@@ -146,12 +146,13 @@ void debug_populate(Context& ctx) {
   for (long long i = 0; i < *count; ++i) {
     std::string key = fmt::format("{}:{}", prefix, i);
     if (key.size() > kRedisBuffer) key.resize(kRedisBuffer);
-    if (db.find(key, false)) continue;
     std::string value = fmt::format("value:{}", i);
     if (size > 0) value.resize(static_cast<std::size_t>(size), '\0');
     const auto encoding = engine::Value::plain_encoding_for(value.size());
-    db.add(key, engine::Value(std::move(value), encoding));
-    ctx.server.signal_modified(ctx.session.db, key);
+    // add leaves an existing key alone (an expired one expires first, as a write lookup).
+    if (db.add(key, engine::Value(std::move(value), encoding))) {
+      ctx.server.signal_modified(ctx.session.db, key);
+    }
   }
   ctx.reply.ok();
 }

@@ -271,11 +271,7 @@ class Loader {
     }
     engine::Database& d = ks_.db(db);
     if (d.peek(key)) return fail("Duplicate key " + text::repr(key) + " found in RDB file");
-    if (expire >= 0) {
-      d.set_expiring(key, std::move(*val), expire);
-    } else {
-      d.set(key, std::move(*val));
-    }
+    d.set_with_expiry(key, std::move(*val), expire);
     ++st_.keys;
     return true;
   }
